@@ -1,0 +1,43 @@
+/**
+ * Closed vocabularies of the vendor v4 encounter wire shape (enum wire values), from the vendor
+ * reference (SDK `candidhealth` 1.33.0). `test/rules/vocab.test.ts` compares them with the SDK.
+ */
+export const Gender = ["male", "female", "other", "not_given", "unknown"] as const
+export const State = ["AA", "AE", "AP", "AL", "AK", "AS", "AZ", "AR", "CA", "CO", "CT", "DC", "DE", "FL", "FM", "GA", "GU", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MH", "MI", "MN", "MP", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "PR", "PW", "RI", "SC", "SD", "TN", "TX", "UT", "VI", "VT", "VA", "WA", "WV", "WI", "WY", "FC"] as const
+export const DiagnosisTypeCode = ["ABK", "ABF", "ABJ", "APR", "BK", "BF", "BJ", "PR", "DR", "LOI"] as const
+export const YesNoIndicator = ["YES", "NO", "UNKNOWN", "NOT_APPLICABLE"] as const
+export const ServiceLineUnits = ["UN", "MJ"] as const
+export const FacilityTypeCode = ["01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "31", "32", "33", "34", "41", "42", "49", "50", "51", "52", "53", "54", "55", "56", "57", "58", "60", "61", "62", "65", "71", "72", "81", "99"] as const
+export const PatientRelationshipCode = ["01", "04", "05", "07", "10", "15", "17", "18", "19", "20", "21", "22", "23", "24", "29", "32", "33", "36", "39", "40", "41", "43", "53", "G8"] as const
+export const EmrPayerCrosswalk = ["HEALTHIE", "CANVAS", "WAYSTAR", "PAYER_PLAN_GROUP"] as const
+export const BillableStatus = ["BILLABLE", "NOT_BILLABLE"] as const
+export const ResponsibleParty = ["INSURANCE_PAY", "SELF_PAY", "UNKNOWN"] as const
+export const VendorClaimStatus = ["biller_received", "coded", "submitted_to_payer", "missing_information", "not_billable", "waiting_for_provider", "era_received", "rejected", "denied", "paid", "paid_incorrectly", "finalized_paid", "finalized_denied", "held_by_customer", "era_requires_review"] as const
+export const InsuranceTypeCode = ["01", "12", "13", "14", "15", "16", "17", "18", "19", "41", "42", "43", "47", "AP", "C1", "CO", "CP", "D", "DB", "E", "EP", "FF", "GP", "HA", "HB", "HD", "HG", "HM", "HN", "HP", "HS", "IN", "IP", "LC", "LD", "LI", "LT", "M", "MA", "MB", "MC", "MD", "ME", "MF", "MH", "MI", "MJ", "MK", "ML", "MM", "MN", "MO", "MP", "MR", "MT", "MV", "OA", "OT", "PE", "PL", "PP", "PR", "PS", "QM", "RP", "SP", "TF", "U", "WC", "WU"] as const
+export const SourceOfPaymentCode = ["09", "11", "12", "13", "14", "15", "16", "17", "AM", "BL", "CH", "CI", "DS", "FI", "HM", "LM", "MA", "MB", "MC", "OF", "TV", "VA", "WC", "ZZ"] as const
+export const SynchronicityType = ["Synchronous", "Asynchronous"] as const
+export const ServiceAuthorizationExceptionCode = ["1", "2", "3", "4", "5", "6", "7"] as const
+export const DelayReasonCode = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "15", "16", "17"] as const
+export const BillingProviderCommercialLicenseType = ["0", "A", "B", "C", "D", "E", "F", "G", "H", "I"] as const
+export const QualifierCode = ["DN", "DK", "DQ", "P3"] as const
+export const PhoneNumberType = ["Home", "Mobile", "Work"] as const
+export const NoteCategory = ["clinical", "care_plan", "diagnoses", "vitals", "physical_exam", "review_of_systems", "medical_decisions", "history_of_present_illness", "patient_info", "chief_complaint", "health_record", "consent", "procedure", "time_in_appointment"] as const
+export const PatientHistoryCategory = ["present_illness", "medical", "family", "social"] as const
+export const EpsdtConditionIndicator = ["AV", "NU", "S2", "ST"] as const
+export const ReportTypeCode = ["03", "04", "05", "06", "07", "08", "09", "10", "11", "13", "15", "21", "A3", "A4", "AM", "AS", "B2", "B3", "B4", "BR", "BS", "BT", "CB", "CK", "CT", "D2", "DA", "DB", "DG", "DJ", "DS", "EB", "HC", "HR", "I5", "IR", "LA", "M1", "MT", "NN", "OB", "OC", "OD", "OE", "OX", "OZ", "P4", "P5", "PE", "PN", "PO", "PQ", "PY", "PZ", "RB", "RR", "RT", "RX", "SG", "V5", "XP"] as const
+export const ReportTransmissionCode = ["AA", "BM", "EL", "FX"] as const
+export const RelatedCausesCode = ["AA", "AB", "AP", "EM", "OA", "ZZ"] as const
+export const PropertyCasualtyPatientIdentifierQualifier = ["1W", "SY"] as const
+export const InterventionCategory = ["allopathic", "naturopathic", "tests", "lifestyle"] as const
+export const LabCodeType = ["quest", "labcorp"] as const
+export const ServiceIdQualifier = ["N4", "EN", "EO", "HI", "ON", "UK", "UP"] as const
+export const MeasurementUnitCode = ["F2", "GR", "ME", "ML", "UN"] as const
+export const TestResultType = ["HEMATOCRIT", "HEMOGLOBIN", "LDL", "VITAMIN_D"] as const
+export const TypeOfBillFrequencyCode = ["0", "1", "2", "3", "4", "5", "7", "8", "9", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "M", "O", "P", "Q", "X", "Y", "Z"] as const
+export const PayerResponsibility = ["primary", "secondary"] as const
+export const IntendedSubmissionMedium = ["paper", "electronic"] as const
+export const LicenseType = ["MD", "NP", "PA", "LMFT", "LCPC", "LCSW", "PMHNP", "FNP", "LPCC", "DO", "RD", "SLP", "APRN", "LPC", "PHD", "PSYD", "LMSW", "LMHC", "OTHER_MASTERS", "BCBA", "UNKNOWN", "RPH", "PHT", "LAC", "LMT", "DC", "ND", "MA", "PT", "IBCLC", "RN", "DPT", "LCMHC", "CNM", "RNFA", "ACSW", "APC", "BCABA", "BHA", "OD", "DPM", "DA", "DDS", "DEH", "DMD", "PTA", "LCADC", "LCAT", "LCMHCS", "LCMHCA", "LCSWA", "LICSW", "LISW", "LMFTS", "LMFTA", "LPCI", "LSCSW", "MHCA", "MHT", "RBT", "RCSWI", "RHMCI", "LPN", "OTD", "OMS", "MFTA", "APCC", "DNP", "AGNPBC", "ANP", "FNPPP", "LCSWR", "ALC", "RMFTI", "LAMFT", "LPCA", "LSWI", "CSW", "CPC", "LGMFT", "LLPC", "PLPC", "PLMFT", "LMHCA", "CIT", "CT", "MFT", "LSW", "PLMHP", "PCMSW", "LMHP", "OTR/L", "RPA", "COTA", "CRNP", "SLP-CF", "NP-C", "PA-C", "AMFT", "CDN", "CGC", "CNS", "MDPHD", "AuD", "ATC", "LAT", "OTA", "LSSP", "SLPA", "EdD", "SWT", "IMFT"] as const
+export const BillingSecondaryIdQualifier = ["G2", "LU"] as const
+export const ProviderSecondaryIdQualifier = ["G2", "LU", "0B", "1G"] as const
+export const ReferringSecondaryIdQualifier = ["G2", "0B", "1G"] as const
+export const ProcedureModifier = ["AV", "AU", "AW", "AY", "07", "08", "09", "10", "11", "12", "13", "14", "15", "16", "22", "23", "24", "25", "26", "27", "28", "32", "33", "47", "50", "51", "52", "53", "54", "55", "56", "57", "58", "59", "62", "63", "66", "73", "74", "76", "77", "78", "79", "80", "81", "82", "90", "91", "92", "93", "95", "96", "97", "99", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "AA", "AB", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK", "AM", "AO", "AP", "AQ", "AR", "AS", "AT", "AZ", "BA", "BL", "BO", "BP", "BR", "BU", "CA", "CB", "CC", "CD", "CE", "CF", "CG", "CH", "CI", "CJ", "CK", "CL", "CM", "CN", "CR", "CS", "CT", "CO", "CQ", "DA", "E1", "E2", "E3", "E4", "EA", "EB", "EC", "ED", "EE", "EJ", "EM", "EP", "ER", "ET", "EV", "EX", "EY", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "FA", "FB", "FC", "FP", "FQ", "FR", "FS", "FT", "FX", "FY", "G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "GA", "GB", "GC", "GE", "GF", "GG", "GH", "GJ", "GK", "GL", "GM", "GN", "GO", "GP", "GQ", "GR", "GS", "GT", "GU", "GV", "GW", "GX", "GY", "GZ", "HA", "HB", "HC", "HD", "HE", "HF", "HG", "HH", "HI", "HJ", "HK", "HL", "HM", "HN", "HO", "HP", "HQ", "HR", "HS", "HT", "HU", "HV", "HW", "HX", "HY", "HZ", "J1", "J2", "J3", "J4", "J5", "JA", "JB", "JC", "JD", "JE", "JG", "JW", "JZ", "K0", "K1", "K2", "K3", "K4", "KA", "KB", "KC", "KD", "KE", "KF", "KG", "KH", "KI", "KJ", "KK", "KL", "KM", "KN", "KO", "KP", "KQ", "KR", "KS", "KT", "KU", "KV", "KW", "KX", "KY", "KZ", "LC", "LD", "LL", "LM", "LR", "LS", "LT", "LU", "M2", "MA", "MB", "MC", "MD", "ME", "MF", "MG", "MH", "MS", "N1", "N2", "N3", "NB", "NR", "NU", "P1", "P2", "P3", "P4", "P5", "P6", "PA", "PB", "PC", "PD", "PI", "PL", "PM", "PN", "PO", "PS", "PT", "Q0", "Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q9", "QA", "QB", "QC", "QD", "QE", "QF", "QG", "QH", "QJ", "QK", "QL", "QM", "QN", "QP", "QQ", "QR", "QS", "QT", "QW", "QX", "QY", "QZ", "RA", "RB", "RC", "RD", "RE", "RI", "RR", "RT", "SA", "SB", "SC", "SD", "SE", "SF", "SG", "SH", "SJ", "SL", "SM", "SN", "SQ", "SS", "ST", "SU", "SV", "SW", "SY", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "TA", "TB", "TC", "TD", "TE", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TP", "TQ", "TR", "TS", "TT", "TU", "TV", "TW", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "UA", "UB", "UC", "UD", "UE", "UF", "UG", "UH", "UJ", "UK", "UN", "UP", "UQ", "UR", "US", "V1", "V2", "V3", "W1", "W2", "W3", "X4", "XE", "XP", "XS", "XU", "XY", "ZZ"] as const
