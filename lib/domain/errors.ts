@@ -1,0 +1,105 @@
+import { Schema } from "effect"
+
+/** One problem in a request, located by its JSON path (`service_lines[0].diagnosis_pointers`). */
+export class FieldIssue extends Schema.Class<FieldIssue>("FieldIssue")({
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The create payload broke one or more rules; every problem is listed. */
+export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("InvalidEncounter", {
+  errors: Schema.Array(FieldIssue)
+}) {
+  override get message() {
+    return `The encounter is invalid: ${this.errors.length} problem(s)`
+  }
+}
+
+/** A query parameter (limit, filter, time bound, page token) is malformed or out of range. */
+export class InvalidQuery extends Schema.TaggedError<InvalidQuery>()("InvalidQuery", {
+  errors: Schema.Array(FieldIssue)
+}) {
+  override get message() {
+    return this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+  }
+}
+
+export class EncounterNotFound extends Schema.TaggedError<EncounterNotFound>()("EncounterNotFound", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `No encounter ${this.id} in this workspace`
+  }
+}
+
+export class ClaimNotFound extends Schema.TaggedError<ClaimNotFound>()("ClaimNotFound", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `No claim ${this.id} in this workspace`
+  }
+}
+
+export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `No event ${this.id} in this workspace`
+  }
+}
+
+/** The claim cannot move from its current status to the requested one. */
+export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
+  claim_id: Schema.String,
+  from: Schema.String,
+  to: Schema.String,
+  allowed: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    const allowed = this.allowed.length === 0 ? "none (terminal status)" : this.allowed.join(", ")
+    return `A claim in status ${this.from} cannot move to ${this.to}; allowed: ${allowed}`
+  }
+}
+
+export class WorkspaceNotFound extends Schema.TaggedError<WorkspaceNotFound>()("WorkspaceNotFound", {
+  slug: Schema.String
+}) {
+  override get message() {
+    return `No workspace with slug ${this.slug}`
+  }
+}
+
+export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", {
+  slug: Schema.String
+}) {
+  override get message() {
+    return `A workspace with slug ${this.slug} already exists`
+  }
+}
+
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
+  id: Schema.String
+}) {
+  override get message() {
+    return `No API key ${this.id}`
+  }
+}
+
+/** The presented key is missing, malformed, unknown or revoked. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** The storage failed; the cause is logged, never shown to callers. */
+export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
+  operation: Schema.String,
+  cause: Schema.Defect
+}) {
+  override get message() {
+    return `Storage failed during ${this.operation}`
+  }
+}

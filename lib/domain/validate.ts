@@ -1,0 +1,107 @@
+import { Either, ParseResult, Schema } from "effect"
+import { EncounterCreate } from "./encounter-input.js"
+import { FieldIssue } from "./errors.js"
+
+/** `["service_lines", 0, "quantity"]` → `service_lines[0].quantity` */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else out += out === "" ? String(key) : `.${String(key)}`
+  }
+  return out === "" ? "$" : out
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isAbsent = (u: unknown) => u === undefined || u === null
+
+/**
+ * The rules that span fields. They read the raw input defensively, so they report alongside the
+ * field-level problems instead of waiting for those to be fixed first.
+ */
+export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
+  if (!isObject(input)) return []
+  const issues: Array<FieldIssue> = []
+  const issue = (path: string, message: string) => issues.push(new FieldIssue({ path, message }))
+
+  if (input.responsible_party === "INSURANCE_PAY" && isAbsent(input.subscriber_primary)) {
+    issue("subscriber_primary", "is required when responsible_party is INSURANCE_PAY")
+  }
+  if (!isAbsent(input.service_facility) && !isAbsent(input.service_facility_id)) {
+    issue("service_facility_id", "must not be sent together with service_facility")
+  }
+  const diagnosisCount = Array.isArray(input.diagnoses) ? input.diagnoses.length : undefined
+  const lines = input.service_lines
+  if (Array.isArray(lines)) {
+    const lineIds = new Set<string>()
+    lines.forEach((line, i) => {
+      if (!isObject(line)) return
+      const pointers = line.diagnosis_pointers
+      if (Array.isArray(pointers)) {
+        if (pointers.length === 0) {
+          issue(`service_lines[${i}].diagnosis_pointers`, "must have at least one entry")
+        }
+        const seen = new Set<number>()
+        pointers.forEach((p, j) => {
+          if (typeof p !== "number" || !Number.isInteger(p) || p < 0) return
+          if (seen.has(p)) issue(`service_lines[${i}].diagnosis_pointers[${j}]`, "repeats an earlier pointer")
+          seen.add(p)
+          if (diagnosisCount !== undefined && p >= diagnosisCount) {
+            issue(
+              `service_lines[${i}].diagnosis_pointers[${j}]`,
+              `points to no diagnosis: diagnoses has ${diagnosisCount} entries, pointers are zero-based`
+            )
+          }
+        })
+      }
+      if (typeof line.external_id === "string") {
+        if (lineIds.has(line.external_id)) issue(`service_lines[${i}].external_id`, "must be unique within the encounter")
+        lineIds.add(line.external_id)
+      }
+    })
+  }
+  return issues
+}
+
+/** The vendor treats a `null` optional as absent: drop null-valued keys (a required key then reads as missing). */
+export const dropNulls = (u: unknown): unknown => {
+  if (Array.isArray(u)) return u.map(dropNulls)
+  if (!isObject(u)) return u
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(u)) {
+    const v = u[key]
+    if (v !== null) out[key] = dropNulls(v)
+  }
+  return out
+}
+
+const decode = Schema.decodeUnknownEither(EncounterCreate, { errors: "all", onExcessProperty: "ignore" })
+
+const fieldIssues = (error: ParseResult.ParseError): Array<FieldIssue> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map(
+    (i) =>
+      new FieldIssue({
+        path: formatPath(i.path),
+        message: i._tag === "Missing" ? "is required" : i.message
+      })
+  )
+
+/**
+ * Validates a create payload against every rule at once: field types and formats, vocabularies,
+ * required nested fields, and the cross-field rules. Unknown keys are dropped from the result
+ * (they stay in the stored raw request).
+ */
+export const validateEncounterCreate = (input: unknown): Either.Either<EncounterCreate, ReadonlyArray<FieldIssue>> => {
+  if (!isObject(input)) {
+    return Either.left([new FieldIssue({ path: "$", message: "must be a JSON object" })])
+  }
+  const cleaned = dropNulls(input)
+  const decoded = decode(cleaned)
+  const issues = Either.isLeft(decoded) ? fieldIssues(decoded.left) : []
+  const seen = new Set(issues.map((i) => `${i.path}\u0000${i.message}`))
+  for (const i of crossFieldIssues(cleaned)) {
+    if (!seen.has(`${i.path}\u0000${i.message}`)) issues.push(i)
+  }
+  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(issues)
+  return Either.right(decoded.right)
+}
