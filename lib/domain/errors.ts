@@ -103,3 +103,22 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
     return `Storage failed during ${this.operation}`
   }
 }
+
+/** The body is not JSON. */
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The body is not valid JSON: ${this.detail}`
+  }
+}
+
+/** Another claim of this workspace already has the patient control number the payload brings. */
+export class PatientControlNumberTaken extends Schema.TaggedError<PatientControlNumberTaken>()(
+  "PatientControlNumberTaken",
+  { patient_control_number: Schema.String }
+) {
+  override get message() {
+    return `Patient control number ${this.patient_control_number} is already used in this workspace`
+  }
+}

@@ -118,5 +118,5 @@ export const DiagnosisPointer = Schema.Number.pipe(
 ).annotations({ message: () => "must be a zero-based index (integer >= 0)" })
 
 /** Lists in the payload are bounded so that a hostile body cannot make validation expensive. */
-export const List = <S extends Schema.Schema.Any>(item: S, max = 1000) =>
+export const List = <A, I>(item: Schema.Schema<A, I, never>, max = 1000) =>
   Schema.Array(item).pipe(Schema.maxItems(max, { message: () => `must have at most ${max} entries` }))

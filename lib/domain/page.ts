@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto"
+import { Either, Schema } from "effect"
+import { FieldIssue, InvalidQuery } from "./errors.js"
+
+/** A page of a list: opaque cursors both ways, null at either end. */
+export const Page = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    next_page_token: Schema.NullOr(Schema.String),
+    prev_page_token: Schema.NullOr(Schema.String)
+  })
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next_page_token: string | null
+  readonly prev_page_token: string | null
+}
+
+export const MAX_LIMIT = 100
+export const DEFAULT_LIMIT = 100
+
+/** A keyset position: the sort key of the item a page starts after, in the list's own order. */
+export type Key = ReadonlyArray<string | number>
+export type Direction = "next" | "prev"
+export interface Position {
+  readonly dir: Direction
+  readonly key: Key
+}
+
+const CursorJson = Schema.parseJson(
+  Schema.Struct({
+    d: Schema.Literal("n", "p"),
+    k: Schema.Array(Schema.Union(Schema.String, Schema.Number)).pipe(Schema.minItems(1), Schema.maxItems(4)),
+    s: Schema.String
+  })
+)
+const decodeCursor = Schema.decodeUnknownEither(CursorJson)
+
+/**
+ * The scope a token is bound to: the workspace, the list and its filters. A token used with
+ * other filters (or in another workspace) is rejected instead of silently skipping items.
+ */
+export const tokenScope = (parts: ReadonlyArray<unknown>): string =>
+  createHash("sha256").update(JSON.stringify(parts)).digest("base64url").slice(0, 16)
+
+export const encodeToken = (p: Position, scope: string): string =>
+  Buffer.from(JSON.stringify({ d: p.dir === "next" ? "n" : "p", k: p.key, s: scope })).toString("base64url")
+
+const invalidToken = (message: string) =>
+  new InvalidQuery({ errors: [new FieldIssue({ path: "page_token", message })] })
+
+export const decodeToken = (token: string, scope: string): Either.Either<Position, InvalidQuery> => {
+  if (token.length > 512 || !/^[A-Za-z0-9_-]+$/.test(token)) return Either.left(invalidToken("is not a valid page token"))
+  const decoded = decodeCursor(Buffer.from(token, "base64url").toString("utf8"))
+  if (Either.isLeft(decoded)) return Either.left(invalidToken("is not a valid page token"))
+  if (decoded.right.s !== scope) return Either.left(invalidToken("was issued for other filters"))
+  return Either.right({ dir: decoded.right.d === "n" ? "next" : "prev", key: decoded.right.k })
+}
+
+/**
+ * Turns rows fetched in scan direction (at most `limit + 1`) into a page in list order.
+ * A "next" scan reads forward from the position, a "prev" scan backward; the extra row tells
+ * whether more lie beyond.
+ */
+export const toPage = <A, B>(
+  rows: ReadonlyArray<A>,
+  limit: number,
+  position: Position | undefined,
+  keyOf: (a: A) => Key,
+  scope: string,
+  view: (a: A) => B
+): Page<B> => {
+  const more = rows.length > limit
+  const taken = rows.slice(0, limit)
+  const backward = position?.dir === "prev"
+  const ordered = backward ? taken.reverse() : taken
+  const first = ordered[0]
+  const last = ordered[ordered.length - 1]
+  const hasNext = backward ? position !== undefined : more
+  const hasPrev = backward ? more : position !== undefined
+  return {
+    items: ordered.map(view),
+    next_page_token: hasNext && last !== undefined ? encodeToken({ dir: "next", key: keyOf(last) }, scope) : null,
+    prev_page_token: hasPrev && first !== undefined ? encodeToken({ dir: "prev", key: keyOf(first) }, scope) : null
+  }
+}
+
+/** `limit`: 1 to 100, default 100. */
+export const checkLimit = (limit: number | undefined): Either.Either<number, InvalidQuery> => {
+  if (limit === undefined) return Either.right(DEFAULT_LIMIT)
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    return Either.left(
+      new InvalidQuery({ errors: [new FieldIssue({ path: "limit", message: `must be an integer from 1 to ${MAX_LIMIT}` })] })
+    )
+  }
+  return Either.right(limit)
+}

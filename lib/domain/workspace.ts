@@ -1,0 +1,54 @@
+import { Schema } from "effect"
+import { ApiKeyId, WorkspaceId } from "./ids.js"
+
+/** A tenant: every encounter, claim, event and key belongs to exactly one. */
+export const Workspace = Schema.Struct({
+  id: WorkspaceId,
+  slug: Schema.String,
+  name: Schema.String
+})
+export type Workspace = typeof Workspace.Type
+
+export const WorkspaceSlug = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+    message: () => "must be 1 to 63 lower-case letters, digits or dashes, starting with a letter or digit"
+  })
+)
+
+/** `encounters`: create and read. `claims:write`: change claim statuses. */
+export const Scopes = ["encounters", "claims:write"] as const
+export const Scope = Schema.Literal(...Scopes)
+export type Scope = typeof Scope.Type
+
+/** A stored API key: only the SHA-256 of the secret is kept. */
+export interface ApiKeyRecord {
+  readonly id: ApiKeyId
+  readonly workspace_id: WorkspaceId
+  readonly hash: string
+  readonly prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly created_at: string
+  readonly last_used_at: string | null
+  readonly revoked_at: string | null
+}
+
+/** What `keys list` shows: everything but the hash. */
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  workspace_id: WorkspaceId,
+  prefix: Schema.String,
+  scopes: Schema.Array(Scope),
+  created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String)
+})
+export type ApiKeyView = typeof ApiKeyView.Type
+
+export const toApiKeyView = ({ hash: _hash, ...view }: ApiKeyRecord): ApiKeyView => view
+
+/** The workspace and scopes a presented key grants. */
+export interface Principal {
+  readonly workspace: Workspace
+  readonly keyId: ApiKeyId
+  readonly scopes: ReadonlyArray<Scope>
+}

@@ -1,0 +1,168 @@
+import { randomInt } from "node:crypto"
+import { Effect, Either, Option } from "effect"
+import { type ClaimRecord, type EncounterRecord, initialClaimStatus } from "../domain/encounter.js"
+import type { EncounterCreate } from "../domain/encounter-input.js"
+import { FieldIssue, InvalidEncounter, InvalidJson, PatientControlNumberTaken } from "../domain/errors.js"
+import type { EventRecord } from "../domain/event.js"
+import type { ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
+import { validateEncounterCreate } from "../domain/validate.js"
+import { Clock, Ids, isoTime } from "../ports/clock.js"
+import { Storage } from "../ports/storage.js"
+
+export interface IntakeRequest {
+  readonly workspace_id: WorkspaceId
+  /** The API key that sent it, when there is one (null for embedded callers). */
+  readonly key_id?: string | null
+  readonly content_type?: string
+  /** The body exactly as received. */
+  readonly body: Uint8Array
+  /** How the encounter arrived: `api` over HTTP; embedders may pass their own label. */
+  readonly source?: string
+}
+
+export interface IntakeResult {
+  readonly encounter_id: EncounterId
+  readonly duplicate: boolean
+  readonly raw_request_id: RawRequestId
+}
+
+const PCN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+const generatePcn = (): string => {
+  let s = ""
+  for (let i = 0; i < 12; i++) s += PCN_ALPHABET[randomInt(PCN_ALPHABET.length)]
+  return s
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true })
+
+const parseJson = (body: Uint8Array): Either.Either<unknown, InvalidJson> => {
+  try {
+    return Either.right(JSON.parse(decoder.decode(body)))
+  } catch (e) {
+    return Either.left(new InvalidJson({ detail: e instanceof Error ? e.message : "unreadable body" }))
+  }
+}
+
+/**
+ * Intake of one create request. The raw request is stored first, whatever happens next; then the
+ * body is parsed and validated; then the encounter, its first claim and the Created event are
+ * written in one transaction. Idempotent on (workspace, external_id): a replay answers the
+ * existing id with `duplicate: true` and writes no event. Every raw request gets its outcome.
+ */
+export const intakeEncounter = (req: IntakeRequest) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const clock = yield* Clock
+    const ids = yield* Ids
+    const ws = req.workspace_id
+    const rawId = ids.next() as RawRequestId
+    yield* storage.insertRawRequest({
+      id: rawId,
+      workspace_id: ws,
+      key_id: req.key_id ?? null,
+      received_at: isoTime(clock.now()),
+      content_type: req.content_type ?? "application/json",
+      body: req.body
+    })
+    const reject = (errors: ReadonlyArray<FieldIssue>) =>
+      storage.setRawRequestOutcome(ws, rawId, { outcome: "rejected", errors })
+
+    const parsed = parseJson(req.body)
+    if (Either.isLeft(parsed)) {
+      yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })])
+      return yield* parsed.left
+    }
+    const valid = validateEncounterCreate(parsed.right)
+    if (Either.isLeft(valid)) {
+      yield* reject(valid.left)
+      return yield* new InvalidEncounter({ errors: valid.left })
+    }
+    const payload = valid.right
+
+    // Cheap path for replays; the unique index still decides when two creates race.
+    const known = yield* storage.findEncounterIdByExternalId(ws, payload.external_id)
+    if (Option.isSome(known)) {
+      yield* storage.setRawRequestOutcome(ws, rawId, { outcome: "duplicate", encounter_id: known.value })
+      return { encounter_id: known.value, duplicate: true, raw_request_id: rawId }
+    }
+
+    for (let attempt = 0; ; attempt++) {
+      const bundle = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
+      const result = yield* storage.insertEncounter({ ...bundle, raw_request_id: rawId })
+      if (result._tag === "Inserted") {
+        return { encounter_id: bundle.encounter.id, duplicate: false, raw_request_id: rawId }
+      }
+      if (result._tag === "Duplicate") {
+        yield* storage.setRawRequestOutcome(ws, rawId, { outcome: "duplicate", encounter_id: result.encounter_id })
+        return { encounter_id: result.encounter_id, duplicate: true, raw_request_id: rawId }
+      }
+      // A generated number collided (vanishingly rare): draw another. A caller's own number is theirs to fix.
+      if (payload.patient_control_number !== undefined || attempt >= 3) {
+        const pcn = bundle.claim.patient_control_number
+        const error = new FieldIssue({ path: "patient_control_number", message: "is already used in this workspace" })
+        yield* reject([error])
+        return yield* new PatientControlNumberTaken({ patient_control_number: pcn })
+      }
+    }
+  })
+
+const newEncounter = (
+  ws: WorkspaceId,
+  payload: EncounterCreate,
+  source: string,
+  nowMs: number,
+  nextId: () => string
+): { encounter: EncounterRecord; claim: ClaimRecord; event: EventRecord } => {
+  const at = isoTime(nowMs)
+  const encounterId = nextId() as EncounterId
+  const claimId = nextId() as ClaimId
+  const status = initialClaimStatus(payload)
+  const pcn = payload.patient_control_number ?? generatePcn()
+  return {
+    encounter: {
+      id: encounterId,
+      workspace_id: ws,
+      external_id: payload.external_id,
+      created_at: at,
+      source,
+      payload,
+      latest_claim_id: claimId,
+      initial_claim_status: status,
+      initial_patient_control_number: pcn,
+      last_event_at: at
+    },
+    claim: {
+      id: claimId,
+      workspace_id: ws,
+      encounter_id: encounterId,
+      created_at: at,
+      status,
+      status_changed_at: at,
+      patient_control_number: pcn
+    },
+    event: {
+      id: nextId() as EventId,
+      workspace_id: ws,
+      event_type: "ExternalApi.Encounter.Created",
+      created_at: at,
+      timestamp: at,
+      payload: { encounter_id: encounterId, external_id: payload.external_id, claim_id: claimId, status }
+    }
+  }
+}
+
+const encoder = new TextEncoder()
+
+/** Intake for embedders holding a payload object: its JSON text is stored as the raw request. */
+export const createEncounter = (
+  workspaceId: WorkspaceId,
+  payload: unknown,
+  options?: { readonly source?: string; readonly key_id?: string | null }
+) =>
+  intakeEncounter({
+    workspace_id: workspaceId,
+    key_id: options?.key_id ?? null,
+    content_type: "application/json",
+    body: encoder.encode(JSON.stringify(payload) ?? "null"),
+    source: options?.source ?? "library"
+  })

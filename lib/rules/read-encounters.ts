@@ -1,0 +1,60 @@
+import { Effect, Option } from "effect"
+import { ClaimStatuses, FilterableClaimStatuses } from "../domain/claim-status.js"
+import { EncounterNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
+import { type EncounterId, isUuid, type WorkspaceId } from "../domain/ids.js"
+import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
+import { Storage } from "../ports/storage.js"
+
+/** One encounter of the workspace with its latest claim; another workspace's is not found. */
+export const getEncounter = (workspaceId: WorkspaceId, id: string) =>
+  Effect.gen(function* () {
+    if (!isUuid(id)) return yield* new EncounterNotFound({ id })
+    const storage = yield* Storage
+    const found = yield* storage.findEncounter(workspaceId, id as EncounterId)
+    if (Option.isNone(found)) return yield* new EncounterNotFound({ id })
+    return found.value
+  })
+
+export interface EncounterListQuery {
+  readonly external_id?: string | undefined
+  readonly claim_status?: string | undefined
+  readonly limit?: number | undefined
+  readonly page_token?: string | undefined
+}
+
+/**
+ * Which claim statuses a list accepts as filter: the normalized list the spec's five, the compat
+ * list the whole vocabulary.
+ */
+export type StatusFilterVocabulary = "filterable" | "all"
+
+const vocabularies: Record<StatusFilterVocabulary, ReadonlyArray<string>> = {
+  filterable: FilterableClaimStatuses,
+  all: ClaimStatuses
+}
+
+/** Encounters newest first by (created_at, id), keyset-paged both ways. */
+export const listEncounters = (
+  workspaceId: WorkspaceId,
+  query: EncounterListQuery,
+  vocabulary: StatusFilterVocabulary = "filterable"
+) =>
+  Effect.gen(function* () {
+    const limit = yield* checkLimit(query.limit)
+    const statuses = vocabularies[vocabulary]
+    if (query.claim_status !== undefined && !statuses.includes(query.claim_status)) {
+      return yield* new InvalidQuery({
+        errors: [new FieldIssue({ path: "claim_status", message: `must be one of ${statuses.join(", ")}` })]
+      })
+    }
+    const scope = tokenScope([workspaceId, "encounters", query.external_id ?? null, query.claim_status ?? null])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const storage = yield* Storage
+    const rows = yield* storage.listEncounters(workspaceId, {
+      external_id: query.external_id,
+      claim_status: query.claim_status,
+      position,
+      limit
+    })
+    return toPage(rows, limit, position, (r) => [r.encounter.created_at, r.encounter.id], scope, (r) => r)
+  })

@@ -1,0 +1,70 @@
+import { Effect, Option } from "effect"
+import { EventNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
+import { EventTypes, toEvent } from "../domain/event.js"
+import { type EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
+import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
+import { Storage } from "../ports/storage.js"
+
+export interface EventListQuery {
+  /** Event types; each entry may itself be a comma list. */
+  readonly event_types?: ReadonlyArray<string> | undefined
+  /** Inclusive bounds on `created_at`: ISO 8601 date-times. */
+  readonly created_after?: string | undefined
+  readonly created_before?: string | undefined
+  readonly limit?: number | undefined
+  readonly page_token?: string | undefined
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** Normalizes a time bound to the stored format (UTC, milliseconds, Z) so that bounds compare exactly. */
+const timeBound = (path: string, value: string | undefined): Array<FieldIssue> | string | undefined => {
+  if (value === undefined) return undefined
+  const ms = ISO.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(ms)) return [new FieldIssue({ path, message: "must be an ISO 8601 timestamp" })]
+  return new Date(ms).toISOString()
+}
+
+/**
+ * Events oldest first in recorded order, filtered by type and inclusive time bounds, keyset-paged:
+ * a poller that follows `next_page_token` never misses or repeats an event.
+ */
+export const listEvents = (workspaceId: WorkspaceId, query: EventListQuery) =>
+  Effect.gen(function* () {
+    const issues: Array<FieldIssue> = []
+    const limit = yield* checkLimit(query.limit)
+    const types = (query.event_types ?? []).flatMap((t) => t.split(",")).map((t) => t.trim()).filter((t) => t !== "")
+    const unknown = types.filter((t) => !(EventTypes as ReadonlyArray<string>).includes(t))
+    if (unknown.length > 0) {
+      issues.push(new FieldIssue({ path: "event_types", message: `must be among ${EventTypes.join(", ")}` }))
+    }
+    const after = timeBound("created_after", query.created_after)
+    const before = timeBound("created_before", query.created_before)
+    if (Array.isArray(after)) issues.push(...after)
+    if (Array.isArray(before)) issues.push(...before)
+    if (issues.length > 0) return yield* new InvalidQuery({ errors: issues })
+    const eventTypes = types.length === 0 ? undefined : [...new Set(types)].sort()
+    const createdAfter = typeof after === "string" ? after : undefined
+    const createdBefore = typeof before === "string" ? before : undefined
+    const scope = tokenScope([workspaceId, "events", eventTypes ?? null, createdAfter ?? null, createdBefore ?? null])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const storage = yield* Storage
+    const rows = yield* storage.listEvents(workspaceId, {
+      event_types: eventTypes,
+      created_after: createdAfter,
+      created_before: createdBefore,
+      position,
+      limit
+    })
+    return toPage(rows, limit, position, (e) => [e.seq], scope, toEvent)
+  })
+
+/** One event of the workspace; unknown, malformed or another workspace's id is not found. */
+export const getEvent = (workspaceId: WorkspaceId, id: string) =>
+  Effect.gen(function* () {
+    if (!isUuid(id)) return yield* new EventNotFound({ id })
+    const storage = yield* Storage
+    const found = yield* storage.findEvent(workspaceId, id as EventId)
+    if (Option.isNone(found)) return yield* new EventNotFound({ id })
+    return toEvent(found.value)
+  })
