@@ -1,0 +1,346 @@
+import assert from "node:assert/strict"
+import { Effect, Either, Layer, Option } from "effect"
+import type { EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
+import { Clock, Ids } from "../../lib/ports/clock.js"
+import { Storage } from "../../lib/ports/storage.js"
+import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
+import { createEncounter, intakeEncounter } from "../../lib/rules/create-encounter.js"
+import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { getEvent, listEvents } from "../../lib/rules/read-events.js"
+import { authenticate, createApiKey, createWorkspace, listApiKeys, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { insurancePayload, validPayload } from "../support/payloads.js"
+import { type Harness, runWith } from "../support/run.js"
+
+type Services = Storage | Clock | Ids
+const T0 = Date.parse("2026-11-01T00:00:00.000Z")
+
+/**
+ * The storage contract: the library's rules over one adapter. Every adapter must pass it whole;
+ * each test builds the layer again, so state is fresh.
+ */
+export const storageContract = (name: string, makeStorage: () => Layer.Layer<Storage, unknown>, { describe, test }: Harness) =>
+  describe(`Storage contract: ${name}`, () => {
+    const run = <A, E>(effect: Effect.Effect<A, E, Services>, clock = Clock.manual(T0)) =>
+      runWith(Layer.mergeAll(makeStorage(), clock.layer, Ids.live), effect)
+    const workspace = (slug: string) => Effect.map(createWorkspace(slug, slug.toUpperCase()), (w) => w.id)
+    const create = (ws: WorkspaceId, payload: Record<string, unknown>) => createEncounter(ws, payload, { source: "api" })
+    const allPages = <A>(first: (token?: string) => Effect.Effect<{ items: ReadonlyArray<A>; next_page_token: string | null }, unknown, Services>) =>
+      Effect.gen(function* () {
+        const out: Array<A> = []
+        let token: string | undefined
+        for (let i = 0; i < 1000; i++) {
+          const page = yield* first(token)
+          out.push(...page.items)
+          if (page.next_page_token === null) return out
+          token = page.next_page_token
+        }
+        return out
+      })
+
+    test("create, read back, Created event, replay answers the same id without an event", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const first = yield* create(ws, insurancePayload("enc-1"))
+          assert.equal(first.duplicate, false)
+          const read = yield* getEncounter(ws, first.encounter_id)
+          assert.equal(read.encounter.external_id, "enc-1")
+          assert.equal(read.claim.status, "draft")
+          assert.equal(read.encounter.initial_claim_status, "draft")
+          assert.match(read.claim.patient_control_number, /^[A-Z0-9]{1,20}$/)
+          assert.equal(read.encounter.payload.subscriber_primary?.insurance_card.member_id, "M-1")
+          const again = yield* create(ws, insurancePayload("enc-1"))
+          assert.deepEqual([again.encounter_id, again.duplicate], [first.encounter_id, true])
+          const events = yield* listEvents(ws, {})
+          assert.equal(events.items.length, 1)
+          const created = events.items[0]!
+          assert.equal(created.event_type, "ExternalApi.Encounter.Created")
+          assert.equal(created.schema_version, "service.compat-version.v1")
+          assert.deepEqual(created.payload, {
+            encounter_id: first.encounter_id,
+            external_id: "enc-1",
+            claim_id: read.claim.id,
+            status: "draft"
+          })
+          assert.deepEqual(yield* getEvent(ws, created.id), created)
+        })
+      ))
+
+    test("NOT_BILLABLE starts the claim as not_billable; a payload's own control number is kept", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const r = yield* create(ws, validPayload("enc-nb", { billable_status: "NOT_BILLABLE", patient_control_number: "PCN42" }))
+          const read = yield* getEncounter(ws, r.encounter_id)
+          assert.equal(read.claim.status, "not_billable")
+          assert.equal(read.claim.patient_control_number, "PCN42")
+          const taken = yield* Effect.either(create(ws, validPayload("enc-nb2", { patient_control_number: "PCN42" })))
+          assert.ok(Either.isLeft(taken) && taken.left._tag === "PatientControlNumberTaken")
+        })
+      ))
+
+    test("every raw request is stored first, with its outcome", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const body = new TextEncoder().encode(JSON.stringify(validPayload("enc-raw")))
+          const accepted = yield* intakeEncounter({ workspace_id: ws, key_id: "k1", content_type: "application/json", body })
+          const duplicate = yield* intakeEncounter({ workspace_id: ws, key_id: "k1", body })
+          const garbage = new TextEncoder().encode("{not json")
+          const badJson = yield* Effect.either(intakeEncounter({ workspace_id: ws, body: garbage }))
+          assert.ok(Either.isLeft(badJson) && badJson.left._tag === "InvalidJson")
+          const invalid = yield* Effect.either(intakeEncounter({ workspace_id: ws, body: new TextEncoder().encode("{}") }))
+          assert.ok(Either.isLeft(invalid) && invalid.left._tag === "InvalidEncounter")
+
+          const a = Option.getOrThrow(yield* storage.findRawRequest(ws, accepted.raw_request_id))
+          assert.deepEqual(a.result, { outcome: "accepted", encounter_id: accepted.encounter_id })
+          assert.equal(a.key_id, "k1")
+          assert.deepEqual(new Uint8Array(a.body), body)
+          const d = Option.getOrThrow(yield* storage.findRawRequest(ws, duplicate.raw_request_id))
+          assert.deepEqual(d.result, { outcome: "duplicate", encounter_id: accepted.encounter_id })
+        })
+      ))
+
+    test("50 concurrent creates of one external_id: one encounter, one Created event, one id for all", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const results = yield* Effect.all(
+            Array.from({ length: 50 }, () => create(ws, validPayload("enc-race"))),
+            { concurrency: "unbounded" }
+          )
+          const ids = new Set(results.map((r) => r.encounter_id))
+          assert.equal(ids.size, 1)
+          assert.equal(results.filter((r) => !r.duplicate).length, 1)
+          const list = yield* listEncounters(ws, { external_id: "enc-race" })
+          assert.equal(list.items.length, 1)
+          const events = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.Created"] })
+          assert.equal(events.items.length, 1)
+        })
+      ))
+
+    test("250 encounters paged by 7, forward then back: each seen exactly once, newest first", () => {
+      const clock = Clock.manual(T0)
+      return run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const created: Array<EncounterId> = []
+          for (let i = 0; i < 250; i++) {
+            // Several share a millisecond: order must still be total, by (created_at, id).
+            if (i % 3 === 0) clock.control.advance(1)
+            created.push((yield* create(ws, validPayload(`enc-${i}`))).encounter_id)
+          }
+          const forward: Array<string> = []
+          const tokens: Array<string | null> = []
+          let page = yield* listEncounters(ws, { limit: 7 })
+          assert.equal(page.prev_page_token, null)
+          for (;;) {
+            forward.push(...page.items.map((r) => r.encounter.id))
+            tokens.push(page.prev_page_token)
+            if (page.next_page_token === null) break
+            page = yield* listEncounters(ws, { limit: 7, page_token: page.next_page_token })
+          }
+          assert.deepEqual(forward, [...created].reverse())
+          const backward: Array<string> = []
+          let prev = page.prev_page_token
+          backward.unshift(...page.items.map((r) => r.encounter.id))
+          while (prev !== null) {
+            const p = yield* listEncounters(ws, { limit: 7, page_token: prev })
+            assert.equal(p.items.length, 7)
+            backward.unshift(...p.items.map((r) => r.encounter.id))
+            prev = p.prev_page_token
+          }
+          assert.deepEqual(backward, forward)
+        }),
+        clock
+      )
+    })
+
+    test("page tokens are bound to their filters; malformed tokens and limits are rejected", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          for (let i = 0; i < 3; i++) yield* create(ws, validPayload(`enc-${i}`))
+          const page = yield* listEncounters(ws, { limit: 1 })
+          const token = page.next_page_token!
+          const other = yield* Effect.either(listEncounters(ws, { limit: 1, page_token: token, claim_status: "draft" }))
+          assert.ok(Either.isLeft(other) && other.left._tag === "InvalidQuery")
+          const events = yield* Effect.either(listEvents(ws, { page_token: token }))
+          assert.ok(Either.isLeft(events) && events.left._tag === "InvalidQuery")
+          for (const bad of ["%%%", "abc", "eyJ4IjoxfQ"]) {
+            const r = yield* Effect.either(listEncounters(ws, { page_token: bad }))
+            assert.ok(Either.isLeft(r) && r.left._tag === "InvalidQuery", bad)
+          }
+          for (const limit of [0, 101, 1.5, -1]) {
+            const r = yield* Effect.either(listEncounters(ws, { limit }))
+            assert.ok(Either.isLeft(r) && r.left._tag === "InvalidQuery", String(limit))
+          }
+          const ws2 = yield* workspace("clinic-b")
+          const foreign = yield* Effect.either(listEncounters(ws2, { limit: 1, page_token: token }))
+          assert.ok(Either.isLeft(foreign) && foreign.left._tag === "InvalidQuery")
+        })
+      ))
+
+    test("list filters: external_id and the latest claim's current status", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const a = yield* create(ws, validPayload("enc-a"))
+          yield* create(ws, validPayload("enc-b", { billable_status: "NOT_BILLABLE" }))
+          const byExt = yield* listEncounters(ws, { external_id: "enc-a" })
+          assert.deepEqual(byExt.items.map((r) => r.encounter.id), [a.encounter_id])
+          const drafts = yield* listEncounters(ws, { claim_status: "draft" })
+          assert.deepEqual(drafts.items.map((r) => r.encounter.external_id), ["enc-a"])
+          const read = yield* getEncounter(ws, a.encounter_id)
+          yield* changeClaimStatus(ws, read.claim.id, "submitted_to_payer")
+          const submitted = yield* listEncounters(ws, { claim_status: "submitted_to_payer" })
+          assert.deepEqual(submitted.items.map((r) => r.encounter.external_id), ["enc-a"])
+          assert.equal((yield* listEncounters(ws, { claim_status: "draft" })).items.length, 0)
+          const notFilterable = yield* Effect.either(listEncounters(ws, { claim_status: "paid" }))
+          assert.ok(Either.isLeft(notFilterable))
+          assert.equal((yield* listEncounters(ws, { claim_status: "paid" }, "all")).items.length, 0)
+        })
+      ))
+
+    test("events: type filter, inclusive time bounds, oldest first, paged both ways", () => {
+      const clock = Clock.manual(T0)
+      return run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const claims: Array<string> = []
+          for (let i = 0; i < 5; i++) {
+            clock.control.set(T0 + i * 1000)
+            const r = yield* create(ws, validPayload(`enc-${i}`))
+            claims.push((yield* getEncounter(ws, r.encounter_id)).claim.id)
+          }
+          clock.control.set(T0 + 10_000)
+          yield* changeClaimStatus(ws, claims[0]!, "submitted_to_payer")
+          const all = yield* listEvents(ws, {})
+          assert.equal(all.items.length, 6)
+          assert.deepEqual(
+            all.items.map((e) => e.event_type),
+            [...Array(5).fill("ExternalApi.Encounter.Created"), "ExternalApi.Encounter.StatusUpdated"]
+          )
+          const iso = (ms: number) => new Date(ms).toISOString()
+          const window = yield* listEvents(ws, { created_after: iso(T0 + 1000), created_before: iso(T0 + 3000) })
+          assert.deepEqual(window.items.map((e) => e.created_at), [iso(T0 + 1000), iso(T0 + 2000), iso(T0 + 3000)])
+          const updates = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })
+          assert.equal(updates.items.length, 1)
+          const comma = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated,ExternalApi.Encounter.Created"] })
+          assert.equal(comma.items.length, 6)
+          const unknownType = yield* Effect.either(listEvents(ws, { event_types: ["Nope"] }))
+          assert.ok(Either.isLeft(unknownType))
+          const badTime = yield* Effect.either(listEvents(ws, { created_after: "yesterday" }))
+          assert.ok(Either.isLeft(badTime))
+
+          const paged = yield* allPages((t) => listEvents(ws, { limit: 2, page_token: t }))
+          assert.deepEqual(paged.map((e) => e.id), all.items.map((e) => e.id))
+          const p1 = yield* listEvents(ws, { limit: 4 })
+          const p2 = yield* listEvents(ws, { limit: 4, page_token: p1.next_page_token! })
+          const back = yield* listEvents(ws, { limit: 4, page_token: p2.prev_page_token! })
+          assert.deepEqual(back.items.map((e) => e.id), p1.items.map((e) => e.id))
+          assert.equal(back.prev_page_token, null)
+        }),
+        clock
+      )
+    })
+
+    test("claim status: one event per change, none for the same status, typed error for an illegal move", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const r = yield* create(ws, validPayload("enc-s"))
+          const claimId = (yield* getEncounter(ws, r.encounter_id)).claim.id
+          const moved = yield* changeClaimStatus(ws, claimId, "submitted_to_payer", "sent")
+          assert.equal(moved.changed, true)
+          assert.equal(moved.claim.status, "submitted_to_payer")
+          const same = yield* changeClaimStatus(ws, claimId, "submitted_to_payer")
+          assert.equal(same.changed, false)
+          const illegal = yield* Effect.either(changeClaimStatus(ws, claimId, "draft"))
+          assert.ok(Either.isLeft(illegal) && illegal.left._tag === "InvalidTransition")
+          const updates = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })
+          assert.equal(updates.items.length, 1)
+          assert.deepEqual(updates.items[0]!.payload, {
+            encounter_id: r.encounter_id,
+            external_id: "enc-s",
+            claim_id: claimId,
+            previous_status: "draft",
+            status: "submitted_to_payer",
+            note: "sent"
+          })
+          const read = yield* getEncounter(ws, r.encounter_id)
+          assert.equal(read.encounter.last_event_at, updates.items[0]!.created_at)
+        })
+      ))
+
+    test("concurrent changes from one status: one wins, one event", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const r = yield* create(ws, validPayload("enc-race-status"))
+          const claimId = (yield* getEncounter(ws, r.encounter_id)).claim.id
+          const results = yield* Effect.all(
+            [
+              ...Array.from({ length: 10 }, () => Effect.either(changeClaimStatus(ws, claimId, "submitted_to_payer"))),
+              ...Array.from({ length: 10 }, () => Effect.either(changeClaimStatus(ws, claimId, "missing_information")))
+            ],
+            { concurrency: "unbounded" }
+          )
+          const changed = results.filter((x) => Either.isRight(x) && x.right.changed)
+          assert.equal(changed.length, 1)
+          const updates = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })
+          assert.equal(updates.items.length, 1)
+        })
+      ))
+
+    test("workspace isolation: another workspace's anything is not found", () =>
+      run(
+        Effect.gen(function* () {
+          const a = yield* workspace("clinic-a")
+          const b = yield* workspace("clinic-b")
+          const inA = yield* create(a, validPayload("shared-ext"))
+          const inB = yield* create(b, validPayload("shared-ext"))
+          assert.notEqual(inA.encounter_id, inB.encounter_id)
+          assert.equal(inB.duplicate, false)
+          const claimA = (yield* getEncounter(a, inA.encounter_id)).claim.id
+          const eventA = (yield* listEvents(a, {})).items[0]!.id
+          const get = yield* Effect.either(getEncounter(b, inA.encounter_id))
+          assert.ok(Either.isLeft(get) && get.left._tag === "EncounterNotFound")
+          const ev = yield* Effect.either(getEvent(b, eventA))
+          assert.ok(Either.isLeft(ev) && ev.left._tag === "EventNotFound")
+          const st = yield* Effect.either(changeClaimStatus(b, claimA, "submitted_to_payer"))
+          assert.ok(Either.isLeft(st) && st.left._tag === "ClaimNotFound")
+          assert.deepEqual((yield* listEncounters(b, {})).items.map((r) => r.encounter.id), [inB.encounter_id])
+          assert.equal((yield* listEvents(b, {})).items.length, 1)
+          assert.equal((yield* getEncounter(a, inA.encounter_id)).claim.status, "draft")
+          const malformed = yield* Effect.either(getEncounter(a, "not-a-uuid"))
+          assert.ok(Either.isLeft(malformed) && malformed.left._tag === "EncounterNotFound")
+        })
+      ))
+
+    test("API keys: created once, authenticated by hash, listed without secrets, revoked at once", () =>
+      run(
+        Effect.gen(function* () {
+          yield* workspace("clinic-a")
+          const key = yield* createApiKey("clinic-a", ["claims:write"])
+          assert.match(key.key, /^eik_[0-9A-Za-z]{40}$/)
+          assert.deepEqual(key.scopes, ["encounters", "claims:write"])
+          const principal = yield* authenticate(key.key)
+          assert.equal(principal.workspace.slug, "clinic-a")
+          assert.deepEqual(principal.scopes, ["encounters", "claims:write"])
+          const listed = yield* listApiKeys("clinic-a")
+          assert.equal(listed.length, 1)
+          assert.ok(!JSON.stringify(listed).includes(key.key))
+          for (const bad of [undefined, "", "Bearer x", `${key.key}x`, "eik_" + "A".repeat(40)]) {
+            const r = yield* Effect.either(authenticate(bad))
+            assert.ok(Either.isLeft(r) && r.left._tag === "Unauthorized", String(bad))
+          }
+          yield* revokeApiKey(key.id)
+          const revoked = yield* Effect.either(authenticate(key.key))
+          assert.ok(Either.isLeft(revoked) && revoked.left._tag === "Unauthorized")
+          const dup = yield* Effect.either(createWorkspace("clinic-a", "again"))
+          assert.ok(Either.isLeft(dup) && dup.left._tag === "SlugTaken")
+        })
+      ))
+  })
