@@ -45,6 +45,8 @@ export interface StatusChange {
  * workspace id. Rules decide what to write; adapters only store.
  */
 export interface StorageShape {
+  /** Succeeds when the store answers (readiness). */
+  readonly ping: () => Effect.Effect<void, StorageError>
   readonly insertWorkspace: (ws: Workspace & { readonly created_at: string }) => Effect.Effect<void, SlugTaken | StorageError>
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>

@@ -170,7 +170,7 @@ describe("compat Encounter shape", () => {
 
   test("every optional part: providers, guarantor, notes, create-only keys dropped", async () => {
     const base = readFixture("shr-001-ophthalmology.json")
-    const address = { address1: "1 Referral Rd", city: "Nashville", state: "TN", zip_code: "37203", zip_plus_four_code: "0001" }
+    const address = { address1: "1 Referral Rd", city: "Nashville", state: "TN", zip_code: "37203", zip_plus_four_code: "0001" } as const
     const row = await intakeAndRead({
       ...base,
       external_id: "enc-compat-everything",
@@ -236,6 +236,9 @@ describe("compat Encounter shape", () => {
     const c = toCompatEncounter(row, BASE_URL)
     expect(vendorProblems(c)).toEqual([])
     expect(absentValues(c)).toEqual([])
+    // A JSON object to HTTP code that takes `Record<string, unknown>` (checked by tsc).
+    const asRecord: Record<string, unknown> = c
+    expect(Object.keys(asRecord)).toContain("encounter_id")
 
     expect(c.patient_control_number).toBe("PCNCOMPAT1")
     for (const key of ["tag_ids", "metadata", "external_claim_submission", "service_facility_id"]) {

@@ -37,6 +37,7 @@ export const makeMemoryStorage = (): StorageShape => {
   const sync = Effect.sync
 
   return {
+    ping: () => Effect.void,
     insertWorkspace: (ws) =>
       Effect.suspend(() => {
         if ([...workspaces.values()].some((w) => w.slug === ws.slug)) return Effect.fail(new SlugTaken({ slug: ws.slug }))

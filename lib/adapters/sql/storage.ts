@@ -59,6 +59,7 @@ export const makeSqlStorage = Effect.gen(function* () {
       VALUES (${e.id}, ${e.workspace_id}, ${e.event_type}, ${e.created_at}, ${e.timestamp}, ${JSON.stringify(e.payload)})`
 
   const storage: StorageShape = {
+    ping: () => run("ping", sql`SELECT 1`).pipe(Effect.asVoid),
     insertWorkspace: (ws) =>
       run(
         "insertWorkspace",

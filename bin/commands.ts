@@ -1,0 +1,150 @@
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { Effect, type Layer, ManagedRuntime } from "effect"
+import { ClaimStatuses, isClaimStatus } from "../lib/domain/claim-status.js"
+import { Scopes, type Scope } from "../lib/domain/workspace.js"
+import { migrate } from "../lib/adapters/sql/migrations/index.js"
+import { sqliteLayer } from "../lib/sqlite-bun.js"
+import { changeClaimStatus } from "../lib/rules/change-claim-status.js"
+import {
+  createApiKey,
+  createWorkspace,
+  findWorkspace,
+  listApiKeys,
+  listWorkspaces,
+  revokeApiKey
+} from "../lib/rules/workspaces.js"
+import { defaults } from "../server/config.js"
+import { type CommandSpec, type Parsed, required, str, UsageError } from "./args.js"
+
+const dbOption = { type: "string", env: "ENCOUNTERD_DB", help: `SQLite file (default ${defaults.db})` } as const
+
+export const dbPath = (p: Parsed): string => str(p, "db") ?? defaults.db
+
+/** Runs one effect against the database and disposes of it (the connection is closed). */
+export const withDb = async <A, E>(
+  db: string,
+  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof sqliteLayer>>>
+): Promise<A> => {
+  const runtime = ManagedRuntime.make(sqliteLayer(db))
+  try {
+    return await runtime.runPromise(effect)
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+export interface Command {
+  readonly spec: CommandSpec
+  readonly run: (p: Parsed) => Promise<unknown>
+}
+
+export const commands: Record<string, Command> = {
+  "workspaces create": {
+    spec: {
+      usage: "encounterd workspaces create --slug SLUG --name NAME [--db FILE]",
+      summary: "Create a workspace. Prints {id, slug, name}.",
+      options: { slug: { type: "string", help: "Unique slug: lower-case letters, digits, dashes" }, name: { type: "string", help: "Display name" }, db: dbOption }
+    },
+    run: (p) => withDb(dbPath(p), createWorkspace(required(p, "slug"), required(p, "name")))
+  },
+  "workspaces list": {
+    spec: { usage: "encounterd workspaces list [--db FILE]", summary: "List workspaces as a JSON array.", options: { db: dbOption } },
+    run: (p) => withDb(dbPath(p), listWorkspaces())
+  },
+  "keys create": {
+    spec: {
+      usage: "encounterd keys create --workspace SLUG [--scope claims:write] [--db FILE]",
+      summary: "Create an API key. Prints {id, key, workspace_id, scopes}; the key is shown this once.",
+      options: {
+        workspace: { type: "string", help: "Workspace slug" },
+        scope: { type: "string", multiple: true, help: `Extra scope, repeatable (${Scopes.join(", ")}); every key has encounters` },
+        db: dbOption
+      }
+    },
+    run: (p) => {
+      const raw = p.values.scope
+      const scopes = Array.isArray(raw) ? raw : typeof raw === "string" ? [raw] : []
+      const valid = scopes.flatMap((s) => s.split(",")).map((s) => s.trim())
+      const known: Array<Scope> = []
+      for (const s of valid) {
+        const scope = Scopes.find((x) => x === s)
+        if (scope === undefined) throw new UsageError(`unknown scope ${s}; known: ${Scopes.join(", ")}`)
+        known.push(scope)
+      }
+      return withDb(dbPath(p), createApiKey(required(p, "workspace"), known))
+    }
+  },
+  "keys list": {
+    spec: {
+      usage: "encounterd keys list --workspace SLUG [--db FILE]",
+      summary: "List a workspace's keys (never the secrets) as a JSON array.",
+      options: { workspace: { type: "string", help: "Workspace slug" }, db: dbOption }
+    },
+    run: (p) => withDb(dbPath(p), listApiKeys(required(p, "workspace")))
+  },
+  "keys revoke": {
+    spec: {
+      usage: "encounterd keys revoke ID [--db FILE]",
+      summary: "Revoke a key at once. Prints the key's record.",
+      options: { db: dbOption },
+      positionals: ["ID"]
+    },
+    run: (p) => withDb(dbPath(p), revokeApiKey(p.positionals[0]!))
+  },
+  "claims set-status": {
+    spec: {
+      usage: "encounterd claims set-status CLAIM_ID STATUS --workspace SLUG [--note TEXT] [--db FILE]",
+      summary: "Move a claim to a status along the transition table. Prints the claim.",
+      options: { workspace: { type: "string", help: "Workspace slug" }, note: { type: "string", help: "Why (kept on the event)" }, db: dbOption },
+      positionals: ["CLAIM_ID", "STATUS"]
+    },
+    run: (p) => {
+      const [claimId, status] = [p.positionals[0]!, p.positionals[1]!]
+      if (!isClaimStatus(status)) throw new UsageError(`unknown status ${status}; known: ${ClaimStatuses.join(", ")}`)
+      return withDb(
+        dbPath(p),
+        Effect.gen(function* () {
+          const ws = yield* findWorkspace(required(p, "workspace"))
+          const result = yield* changeClaimStatus(ws.id, claimId, status, str(p, "note"))
+          return { ...result.claim, changed: result.changed }
+        })
+      )
+    }
+  },
+  backup: {
+    spec: {
+      usage: "encounterd backup --out FILE [--db FILE]",
+      summary: "Write a consistent copy of the database (also while the server runs), with VACUUM INTO.",
+      options: { out: { type: "string", help: "Destination file (must not exist)" }, db: dbOption }
+    },
+    run: (p) => {
+      const out = resolve(required(p, "out"))
+      if (existsSync(out)) throw new UsageError(`${out} already exists`)
+      return withDb(
+        dbPath(p),
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`VACUUM INTO ${out}`
+          return { backup: out, db: resolve(dbPath(p)) }
+        })
+      )
+    }
+  },
+  migrate: {
+    spec: { usage: "encounterd migrate [--db FILE]", summary: "Apply pending schema migrations (serve does it too).", options: { db: dbOption } },
+    run: (p) =>
+      withDb(
+        dbPath(p),
+        Effect.gen(function* () {
+          // Opening the database applies what is pending; this reports the resulting version.
+          yield* migrate
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+          return { db: resolve(dbPath(p)), migrations: rows.map((r) => ({ id: r.migration_id, name: r.name })) }
+        })
+      )
+  }
+}
+

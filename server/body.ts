@@ -1,0 +1,50 @@
+import { Effect } from "effect"
+import { InvalidJson } from "../lib/domain/errors.js"
+import { PayloadTooLarge, UnsupportedMediaType } from "./problem.js"
+
+/** `application/json`, with parameters (charset) or a `+json` suffix type. */
+export const isJsonContentType = (value: string | null): boolean => {
+  if (value === null) return false
+  const type = value.split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
+}
+
+export const requireJson = (request: Request) =>
+  isJsonContentType(request.headers.get("content-type"))
+    ? Effect.void
+    : Effect.fail(new UnsupportedMediaType({ received: request.headers.get("content-type") ?? "" }))
+
+/**
+ * Reads the body, refusing more than `limit` bytes: a declared Content-Length over the limit is
+ * refused before reading, and a chunked body is cut off as soon as it passes the limit.
+ */
+export const readBody = (request: Request, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | InvalidJson> =>
+  Effect.gen(function* () {
+    const declared = Number(request.headers.get("content-length") ?? Number.NaN)
+    if (declared > limit) return yield* new PayloadTooLarge({ limit })
+    if (request.body === null) return new Uint8Array(0)
+    const reader = request.body.getReader()
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    for (;;) {
+      const next = yield* Effect.tryPromise({
+        try: () => reader.read(),
+        catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
+      })
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > limit) {
+        yield* Effect.promise(() => reader.cancel().catch(() => undefined))
+        return yield* new PayloadTooLarge({ limit })
+      }
+      chunks.push(next.value)
+    }
+    if (chunks.length === 1) return chunks[0]!
+    const out = new Uint8Array(size)
+    let offset = 0
+    for (const c of chunks) {
+      out.set(c, offset)
+      offset += c.byteLength
+    }
+    return out
+  })

@@ -1,0 +1,97 @@
+import { Effect, Schema } from "effect"
+import { ClaimStatus } from "../../lib/domain/claim-status.js"
+import { Event } from "../../lib/domain/event.js"
+import { Page } from "../../lib/domain/page.js"
+import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { getEvent, listEvents } from "../../lib/rules/read-events.js"
+import { toCompatEncounter } from "../compat/encounter.js"
+import { authed, json, NoQuery } from "../route.js"
+import { Limit, problems } from "./shared.js"
+
+/** The vendor's v4 Encounter is documented by reference: its SDK's serializer is the schema. */
+const CompatEncounterDoc = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "CompatEncounter",
+  description: "The claims vendor's v4 Encounter wire shape (snake_case), with the latest claim in claims[0]"
+})
+
+const ListQuery = Schema.Struct({
+  external_id: Schema.optional(Schema.String),
+  claim_status: Schema.optional(ClaimStatus),
+  limit: Schema.optional(Limit),
+  page_token: Schema.optional(Schema.String)
+})
+
+export const compatListRoute = authed(
+  {
+    method: "GET",
+    path: "/api/encounters/compat-version",
+    operationId: "listCompatEncounters",
+    tag: "Compat",
+    summary: "List encounters in the vendor's v4 shape, newest first",
+    query: ListQuery,
+    responses: { 200: { description: "An encounter page", schema: Page(CompatEncounterDoc) }, ...problems(400, 401, 429) }
+  },
+  ({ principal, query, config }) =>
+    Effect.map(listEncounters(principal.workspace.id, query, "all"), (page) =>
+      json(200, { ...page, items: page.items.map((row) => toCompatEncounter(row, config.publicUrl)) })
+    )
+)
+
+const EventTypesParam = Schema.Union(Schema.String, Schema.Array(Schema.String))
+const EventQuery = Schema.Struct({
+  event_types: Schema.optional(EventTypesParam),
+  created_after: Schema.optional(Schema.String),
+  created_before: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit),
+  page_token: Schema.optional(Schema.String)
+})
+
+export const compatEventsRoute = authed(
+  {
+    method: "GET",
+    path: "/api/encounters/compat-version/events",
+    operationId: "listEvents",
+    tag: "Events",
+    summary: "Poll events, oldest first in recorded order",
+    description: "created_after and created_before are inclusive. event_types takes a comma list or the parameter repeated.",
+    query: EventQuery,
+    responses: { 200: { description: "An event page", schema: Page(Event) }, ...problems(400, 401, 429) }
+  },
+  ({ principal, query }) =>
+    Effect.map(
+      listEvents(principal.workspace.id, {
+        ...query,
+        event_types: query.event_types === undefined ? undefined : typeof query.event_types === "string" ? [query.event_types] : query.event_types
+      }),
+      (page) => json(200, page)
+    )
+)
+
+export const compatEventRoute = authed(
+  {
+    method: "GET",
+    path: "/api/encounters/compat-version/events/{event_id}",
+    operationId: "getEvent",
+    tag: "Events",
+    summary: "Read one event by id",
+    query: NoQuery,
+    responses: { 200: { description: "The event", schema: Event }, ...problems(401, 404, 429) }
+  },
+  ({ principal, params }) => Effect.map(getEvent(principal.workspace.id, params.event_id ?? ""), (e) => json(200, e))
+)
+
+export const compatGetRoute = authed(
+  {
+    method: "GET",
+    path: "/api/encounters/compat-version/{encounter_id}",
+    operationId: "getCompatEncounter",
+    tag: "Compat",
+    summary: "Read one encounter in the vendor's v4 shape",
+    query: NoQuery,
+    responses: { 200: { description: "The encounter", schema: CompatEncounterDoc }, ...problems(401, 404, 429) }
+  },
+  ({ principal, params, config }) =>
+    Effect.map(getEncounter(principal.workspace.id, params.encounter_id ?? ""), (row) =>
+      json(200, toCompatEncounter(row, config.publicUrl))
+    )
+)

@@ -1,0 +1,91 @@
+import { Effect, Schema } from "effect"
+import { FilterableClaimStatus } from "../../lib/domain/claim-status.js"
+import { Encounter, toEncounter } from "../../lib/domain/encounter.js"
+import { EncounterCreate } from "../../lib/domain/encounter-input.js"
+import { Page } from "../../lib/domain/page.js"
+import { intakeEncounter } from "../../lib/rules/create-encounter.js"
+import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { readBody, requireJson } from "../body.js"
+import { authed, json, NoQuery } from "../route.js"
+import { CreatedResponse, DuplicateResponse, Limit, problems } from "./shared.js"
+
+export const createEncounterRoute = authed(
+  {
+    method: "POST",
+    path: "/api/encounters",
+    operationId: "createEncounter",
+    tag: "Encounters",
+    summary: "Create an encounter (idempotent on external_id)",
+    description:
+      "Stores the raw request first, validates it, then creates the encounter, its first claim and the Created event in one transaction. A replay of a known external_id answers 200 with the existing id and duplicate: true, and records no event.",
+    query: NoQuery,
+    requestBody: EncounterCreate,
+    responses: {
+      202: { description: "Created and durably stored", schema: CreatedResponse },
+      200: { description: "Replay of an external_id already accepted in this workspace", schema: DuplicateResponse },
+      ...problems(400, 401, 413, 415, 422, 429)
+    }
+  },
+  ({ principal, request, config }) =>
+    Effect.gen(function* () {
+      yield* requireJson(request)
+      const body = yield* readBody(request, config.bodyLimit)
+      const result = yield* intakeEncounter({
+        workspace_id: principal.workspace.id,
+        key_id: principal.keyId,
+        content_type: request.headers.get("content-type") ?? "",
+        body,
+        source: "api"
+      })
+      const ids = { encounter_id: result.encounter_id, encounterId: result.encounter_id }
+      // Spec: the replay status is not shown; we answer 200 (nothing new was created).
+      return result.duplicate ? json(200, { ...ids, duplicate: true }) : json(202, ids)
+    })
+)
+
+const ListQuery = Schema.Struct({
+  external_id: Schema.optional(Schema.String),
+  claim_status: Schema.optional(FilterableClaimStatus),
+  limit: Schema.optional(Limit),
+  page_token: Schema.optional(Schema.String)
+})
+
+const listDoc = (path: string) =>
+  ({
+    method: "GET",
+    path,
+    operationId: path.startsWith("/api") ? "listEncountersApi" : "listEncounters",
+    tag: "Encounters",
+    summary: "List normalized encounters, newest first",
+    query: ListQuery,
+    responses: { 200: { description: "A page of encounters", schema: Page(Encounter) }, ...problems(400, 401, 429) }
+  }) as const
+
+const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>
+  Effect.map(listEncounters(principal.workspace.id, query, "filterable"), (page) =>
+    json(200, { ...page, items: page.items.map(toEncounter) })
+  )
+)
+
+const getDoc = (path: string) =>
+  ({
+    method: "GET",
+    path,
+    operationId: path.startsWith("/api") ? "getEncounterApi" : "getEncounter",
+    tag: "Encounters",
+    summary: "Read one normalized encounter with its latest claim",
+    query: NoQuery,
+    responses: { 200: { description: "The encounter", schema: Encounter }, ...problems(401, 404, 429) }
+  }) as const
+
+const getHandler = authed(getDoc("/encounters/{id}"), ({ principal, params }) =>
+  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => json(200, toEncounter(row)))
+)
+
+/** The normalized reads answer with and without the `/api` prefix (spec: which one is authoritative is not shown). */
+export const encounterReadRoutes = [
+  listHandler,
+  { ...listHandler, ...listDoc("/api/encounters") },
+  getHandler,
+  { ...getHandler, ...getDoc("/api/encounters/{id}") }
+]
