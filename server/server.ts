@@ -12,8 +12,9 @@ export interface RunningServer {
 }
 
 /** Serves the API with Bun.serve on the given runtime (storage, clock, ids). */
-export const startServer = (runtime: ManagedRuntime.ManagedRuntime<Services, never>, config: ServerConfig): RunningServer => {
-  const fetch = makeFetch(runtime, config)
+export const startServer = (runtime: ManagedRuntime.ManagedRuntime<Services, never>, requested: ServerConfig): RunningServer => {
+  let config = requested
+  const fetch = (request: Request) => handle(request)
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -28,6 +29,9 @@ export const startServer = (runtime: ManagedRuntime.ManagedRuntime<Services, nev
       })
   })
   const port = server.port ?? config.port
+  // Port 0 picks a free port: the default public URL names the one actually bound.
+  if (requested.port === 0) config = { ...config, publicUrl: config.publicUrl.replace(/:0$/, `:${port}`) }
+  const handle = makeFetch(runtime, config)
   return {
     port,
     url: `http://${config.host}:${port}`,

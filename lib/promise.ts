@@ -1,0 +1,69 @@
+import { Cause, type Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import type { ClaimStatus } from "./domain/claim-status.js"
+import { type Encounter, toEncounter } from "./domain/encounter.js"
+import type { Event } from "./domain/event.js"
+import { WorkspaceId } from "./domain/ids.js"
+import type { Page } from "./domain/page.js"
+import type { Scope, Workspace } from "./domain/workspace.js"
+import type { Clock, Ids } from "./ports/clock.js"
+import type { Storage } from "./ports/storage.js"
+import { changeClaimStatus } from "./rules/change-claim-status.js"
+import { createEncounter } from "./rules/create-encounter.js"
+import { type EncounterListQuery, getEncounter, listEncounters } from "./rules/read-encounters.js"
+import { type EventListQuery, getEvent, listEvents } from "./rules/read-events.js"
+import { authenticate, createApiKey, createWorkspace } from "./rules/workspaces.js"
+
+type Services = Storage | Clock | Ids
+
+/**
+ * The library for callers that do not use Effect: every operation returns a Promise. A failure
+ * rejects with the library's typed error itself (`err._tag`, `err.message`, and its fields, e.g.
+ * `InvalidEncounter.errors`), never a wrapper.
+ */
+export interface EncounterdClient {
+  readonly createWorkspace: (slug: string, name: string) => Promise<Workspace>
+  readonly createApiKey: (slug: string, scopes?: ReadonlyArray<Scope>) => Promise<{ id: string; key: string; workspace_id: string; scopes: ReadonlyArray<Scope> }>
+  /** The workspace a key belongs to (rejects with `Unauthorized`). */
+  readonly authenticate: (key: string) => Promise<Workspace>
+  readonly createEncounter: (workspaceId: string, payload: unknown) => Promise<{ encounter_id: string; duplicate: boolean }>
+  readonly getEncounter: (workspaceId: string, id: string) => Promise<Encounter>
+  readonly listEncounters: (workspaceId: string, query?: EncounterListQuery) => Promise<Page<Encounter>>
+  readonly listEvents: (workspaceId: string, query?: EventListQuery) => Promise<Page<Event>>
+  readonly getEvent: (workspaceId: string, id: string) => Promise<Event>
+  readonly changeClaimStatus: (workspaceId: string, claimId: string, status: ClaimStatus, note?: string) => Promise<{ changed: boolean; status: string }>
+  /** Releases the storage (closes the database). */
+  readonly close: () => Promise<void>
+}
+
+/** Opens a client on a service layer: `memoryLayer`, or `sqliteLayer(file)` from `encounterd/sqlite-node` / `-bun`. */
+export const openClient = <E>(layer: Layer.Layer<Services, E>): EncounterdClient => {
+  const runtime = ManagedRuntime.make(layer)
+  const run = async <A, F>(effect: Effect.Effect<A, F, Services>): Promise<A> => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    throw Option.isSome(failure) ? failure.value : Cause.squash(exit.cause)
+  }
+  const ws = (id: string) => WorkspaceId.make(id)
+  return {
+    createWorkspace: (slug, name) => run(createWorkspace(slug, name)),
+    createApiKey: (slug, scopes) => run(createApiKey(slug, scopes)),
+    authenticate: async (key) => (await run(authenticate(key))).workspace,
+    createEncounter: async (workspaceId, payload) => {
+      const r = await run(createEncounter(ws(workspaceId), payload))
+      return { encounter_id: r.encounter_id, duplicate: r.duplicate }
+    },
+    getEncounter: async (workspaceId, id) => toEncounter(await run(getEncounter(ws(workspaceId), id))),
+    listEncounters: async (workspaceId, query = {}) => {
+      const page = await run(listEncounters(ws(workspaceId), query))
+      return { ...page, items: page.items.map(toEncounter) }
+    },
+    listEvents: (workspaceId, query = {}) => run(listEvents(ws(workspaceId), query)),
+    getEvent: (workspaceId, id) => run(getEvent(ws(workspaceId), id)),
+    changeClaimStatus: async (workspaceId, claimId, status, note) => {
+      const r = await run(changeClaimStatus(ws(workspaceId), claimId, status, note))
+      return { changed: r.changed, status: r.claim.status }
+    },
+    close: () => runtime.dispose()
+  }
+}
