@@ -77,7 +77,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "ClaimNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "RouteNotFound":
-      return { status: 404, code: "not_found", title: "Not found", detail: `No route for ${e.path}` }
+      return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
     case "MethodNotAllowed":
       return {
         status: 405,

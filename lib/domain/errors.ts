@@ -28,7 +28,7 @@ export class EncounterNotFound extends Schema.TaggedError<EncounterNotFound>()("
   id: Schema.String
 }) {
   override get message() {
-    return `No encounter ${this.id} in this workspace`
+    return "No such encounter in this workspace"
   }
 }
 
@@ -36,7 +36,7 @@ export class ClaimNotFound extends Schema.TaggedError<ClaimNotFound>()("ClaimNot
   id: Schema.String
 }) {
   override get message() {
-    return `No claim ${this.id} in this workspace`
+    return "No such claim in this workspace"
   }
 }
 
@@ -44,7 +44,7 @@ export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNot
   id: Schema.String
 }) {
   override get message() {
-    return `No event ${this.id} in this workspace`
+    return "No such event in this workspace"
   }
 }
 

@@ -63,6 +63,23 @@ export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
   return issues
 }
 
+/** The deepest nesting the create shape has is 6; anything far deeper is refused before it is walked. */
+const MAX_DEPTH = 32
+
+/** True when `u` nests deeper than `limit` (walked with an explicit stack, never recursion). */
+const nestsDeeperThan = (u: unknown, limit: number): boolean => {
+  const stack: Array<[unknown, number]> = [[u, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== "object" || node === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return false
+}
+
 /** The vendor treats a `null` optional as absent: drop null-valued keys (a required key then reads as missing). */
 export const dropNulls = (u: unknown): unknown => {
   if (Array.isArray(u)) return u.map(dropNulls)
@@ -94,6 +111,9 @@ const fieldIssues = (error: ParseResult.ParseError): Array<FieldIssue> =>
 export const validateEncounterCreate = (input: unknown): Either.Either<EncounterCreate, ReadonlyArray<FieldIssue>> => {
   if (!isObject(input)) {
     return Either.left([new FieldIssue({ path: "$", message: "must be a JSON object" })])
+  }
+  if (nestsDeeperThan(input, MAX_DEPTH)) {
+    return Either.left([new FieldIssue({ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` })])
   }
   const cleaned = dropNulls(input)
   const decoded = decode(cleaned)
