@@ -1,6 +1,9 @@
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { migrate } from "./migrations/index.js"
+import { SqlStorage } from "./storage.js"
 
 /**
  * SQLite durability. WAL mode (set by the client) with `synchronous = FULL`: a transaction that
@@ -23,3 +26,16 @@ export const setupSqlite = (options: SqliteOptions = {}) =>
     yield* sql.unsafe("PRAGMA foreign_keys = ON")
     yield* migrate
   })
+
+/**
+ * Storage on a SQLite client layer (either driver): settings and migrations applied at build.
+ * The SqlClient stays available, for operations such as backups.
+ */
+export const sqliteStorageOn = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, options: SqliteOptions = {}) =>
+  SqlStorage.layer.pipe(Layer.provideMerge(Layer.effectDiscard(setupSqlite(options))), Layer.provideMerge(client))
+
+/** Creates the folder of a database file (not for `:memory:`). */
+export const ensureFolder = (filename: string): string => {
+  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+  return filename
+}
