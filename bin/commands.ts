@@ -103,10 +103,11 @@ export const commands: Record<string, Command> = {
     run: (p) => {
       const [claimId, status] = [p.positionals[0]!, p.positionals[1]!]
       if (!isClaimStatus(status)) throw new UsageError(`unknown status ${status}; known: ${ClaimStatuses.join(", ")}`)
+      const slug = required(p, "workspace")
       return withDb(
         dbPath(p),
         Effect.gen(function* () {
-          const ws = yield* findWorkspace(required(p, "workspace"))
+          const ws = yield* findWorkspace(slug)
           const result = yield* changeClaimStatus(ws.id, claimId, status, str(p, "note"))
           return { ...result.claim, changed: result.changed }
         })

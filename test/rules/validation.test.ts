@@ -105,6 +105,12 @@ describe("create payload validation", () => {
     expect(Either.isRight(r) && "no_such_field" in r.right).toBe(false)
   })
 
+  test("deeply nested bodies are refused without being walked recursively", () => {
+    let deep: unknown = "x"
+    for (let i = 0; i < 200_000; i++) deep = [deep]
+    expect(issues({ ...validPayload("deep"), metadata: { a: deep } })).toEqual(["$: nests deeper than 32 levels"])
+  })
+
   test("service_facility and service_facility_id are exclusive", () => {
     const facility = { organization_name: "F", address: { address1: "1 A St", city: "Boise", state: "ID", zip_code: "83702", zip_plus_four_code: "1234" } }
     expectIssue(validPayload("f", { service_facility: facility, service_facility_id: "x" }), "service_facility_id", /together/)

@@ -1,0 +1,254 @@
+import { createHash } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { api, ensureBinary, removeTemps, runCli, startBinary, tempDb } from "../support/binary.js"
+import { validPayload } from "../support/payloads.js"
+
+beforeAll(() => {
+  ensureBinary()
+})
+afterAll(removeTemps)
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+
+const expectUsageError = (r: { code: number; stdout: string; stderr: string }) => {
+  expect(r.code).toBe(2)
+  expect(r.stdout).toBe("")
+  expect(r.stderr).toMatch(/^encounterd: \S/)
+}
+
+describe("encounterd CLI: help and usage errors", () => {
+  const commands = [
+    ["serve"],
+    ["workspaces", "create"],
+    ["workspaces", "list"],
+    ["keys", "create"],
+    ["keys", "list"],
+    ["keys", "revoke"],
+    ["claims", "set-status"],
+    ["backup"],
+    ["migrate"]
+  ]
+  for (const command of commands) {
+    test(`${command.join(" ")} --help prints its usage and exits 0`, async () => {
+      const r = await runCli([...command, "--help"])
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain(`Usage: encounterd ${command.join(" ")}`)
+      expect(r.stdout).toContain("--help")
+    })
+  }
+
+  test("--help lists every command; no command at all is a usage error", async () => {
+    const help = await runCli(["--help"])
+    expect(help.code).toBe(0)
+    for (const command of commands) expect(help.stdout).toContain(command.join(" "))
+    const none = await runCli([])
+    expect(none.code).toBe(2)
+  })
+
+  test("unknown command, unknown flag, missing flag, bad scope and extra arguments exit 2", async () => {
+    const db = tempDb("cli-usage")
+    expectUsageError(await runCli(["frobnicate"], { db }))
+    expectUsageError(await runCli(["workspaces", "frobnicate"], { db }))
+    expectUsageError(await runCli(["workspaces", "list", "--bogus"], { db }))
+    expectUsageError(await runCli(["workspaces", "create", "--name", "No Slug"], { db }))
+    expectUsageError(await runCli(["workspaces", "create", "--slug", "no-name"], { db }))
+    expectUsageError(await runCli(["keys", "create"], { db }))
+    expectUsageError(await runCli(["keys", "revoke"], { db }))
+    expectUsageError(await runCli(["serve", "--port", "not-a-port"], { db }))
+    expectUsageError(await runCli(["serve", "--synchronous", "SOMETIMES"], { db }))
+    expectUsageError(await runCli(["backup"], { db }))
+    const made = await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })
+    expect(made.code).toBe(0)
+    expectUsageError(await runCli(["keys", "create", "--workspace", "clinic", "--scope", "admin"], { db }))
+    const keys = await runCli(["keys", "list", "--workspace", "clinic"], { db })
+    expect(keys.json).toEqual([])
+  })
+
+  test("claims set-status: too few arguments, an unknown status or a missing --workspace exit 2", async () => {
+    const db = tempDb("cli-claims-usage")
+    const claim = "01a00000-0000-7000-8000-000000000000"
+    expectUsageError(await runCli(["claims", "set-status", claim], { db }))
+    expectUsageError(await runCli(["claims", "set-status", claim, "teleported", "--workspace", "clinic"], { db }))
+    expectUsageError(await runCli(["claims", "set-status", claim, "paid"], { db }))
+  })
+})
+
+describe("encounterd CLI: workspaces, keys, migrate, backup", () => {
+  test("workspaces create / list; a duplicate slug exits 1 with a message and no stdout", async () => {
+    const db = tempDb("cli-ws")
+    const a = await runCli(["workspaces", "create", "--slug", "clinic-a", "--name", "Clinic A"], { db })
+    expect(a.code).toBe(0)
+    expect(a.json).toMatchObject({ slug: "clinic-a", name: "Clinic A" })
+    expect(a.json.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    const b = await runCli(["workspaces", "create", "--slug", "clinic-b", "--name", "Clinic B"], { db })
+    expect(b.code).toBe(0)
+    const dup = await runCli(["workspaces", "create", "--slug", "clinic-a", "--name", "Again"], { db })
+    expect(dup.code).toBe(1)
+    expect(dup.stdout).toBe("")
+    expect(dup.stderr).toMatch(/^encounterd: \S/)
+    expect(dup.stderr).not.toMatch(/\n\s+at /)
+    const list = await runCli(["workspaces", "list"], { db })
+    expect(list.code).toBe(0)
+    expect(Array.isArray(list.json)).toBe(true)
+    expect(list.json.map((w: { slug: string }) => w.slug).sort()).toEqual(["clinic-a", "clinic-b"])
+    expect(list.json.find((w: { slug: string }) => w.slug === "clinic-a").id).toBe(a.json.id)
+  })
+
+  test("keys create / list / revoke; unknown workspace or key exits 1", async () => {
+    const db = tempDb("cli-keys")
+    const ws = await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })
+    const plain = await runCli(["keys", "create", "--workspace", "clinic"], { db })
+    expect(plain.code).toBe(0)
+    expect(Object.keys(plain.json).sort()).toEqual(["id", "key", "scopes", "workspace_id"])
+    expect(plain.json.key).toMatch(/^eik_[0-9A-Za-z]{32,}$/)
+    expect(plain.json.workspace_id).toBe(ws.json.id)
+    expect(plain.json.scopes).toEqual(["encounters"])
+    const writer = await runCli(["keys", "create", "--workspace", "clinic", "--scope", "claims:write"], { db })
+    expect(writer.code).toBe(0)
+    expect(writer.json.scopes).toContain("claims:write")
+    expect(writer.json.scopes).toContain("encounters")
+    expect(writer.json.key).not.toBe(plain.json.key)
+
+    const list = await runCli(["keys", "list", "--workspace", "clinic"], { db })
+    expect(list.code).toBe(0)
+    expect(list.json.map((k: { id: string }) => k.id).sort()).toEqual([plain.json.id, writer.json.id].sort())
+    for (const secret of [plain.json.key, writer.json.key]) {
+      expect(list.stdout).not.toContain(secret)
+      expect(list.stdout).not.toContain(sha256(secret))
+    }
+
+    const revoked = await runCli(["keys", "revoke", plain.json.id], { db })
+    expect(revoked.code).toBe(0)
+    expect(revoked.json.id).toBe(plain.json.id)
+    expect(typeof revoked.json.revoked_at).toBe("string")
+    expect(revoked.stdout).not.toContain(plain.json.key)
+
+    for (const r of [
+      await runCli(["keys", "create", "--workspace", "nowhere"], { db }),
+      await runCli(["keys", "list", "--workspace", "nowhere"], { db }),
+      await runCli(["keys", "revoke", "01a00000-0000-7000-8000-000000000000"], { db })
+    ]) {
+      expect(r.code).toBe(1)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toMatch(/^encounterd: \S/)
+    }
+  })
+
+  test("migrate prints the applied migrations and is idempotent; backup writes a copy and refuses to overwrite", async () => {
+    const db = tempDb("cli-migrate")
+    const first = await runCli(["migrate"], { db })
+    expect(first.code).toBe(0)
+    expect(first.json.db).toBe(db)
+    expect(first.json.migrations.length).toBeGreaterThan(0)
+    for (const m of first.json.migrations) {
+      expect(typeof m.id).toBe("number")
+      expect(typeof m.name).toBe("string")
+    }
+    const again = await runCli(["migrate"], { db })
+    expect(again.code).toBe(0)
+    expect(again.json.migrations).toEqual(first.json.migrations)
+
+    const out = `${db}.backup`
+    const backup = await runCli(["backup", "--out", out], { db })
+    expect(backup.code).toBe(0)
+    expect(backup.json).toEqual({ backup: out, db })
+    expect(existsSync(out)).toBe(true)
+    const copy = await runCli(["migrate"], { db: out })
+    expect(copy.json.migrations).toEqual(first.json.migrations)
+    const twice = await runCli(["backup", "--out", out], { db })
+    expect(twice.code).toBe(2)
+    expect(twice.stdout).toBe("")
+  })
+})
+
+describe("encounterd CLI against a running binary", () => {
+  test("a revoked key gets 401; claims set-status moves a real claim, refuses an illegal move", async () => {
+    const db = tempDb("cli-live")
+    const server = await startBinary({ db, args: ["--rate-limit", "0"] })
+    try {
+      expect(server.key).toBeDefined()
+      const made = await runCli(["keys", "create", "--workspace", "default"], { db })
+      expect(made.code).toBe(0)
+      const key: string = made.json.key
+      expect((await api(server.url, key, "/api/workspace")).status).toBe(200)
+      const revoked = await runCli(["keys", "revoke", made.json.id], { db })
+      expect(revoked.code).toBe(0)
+      const after = await fetch(`${server.url}/api/workspace`, { headers: { authorization: `Bearer ${key}` } })
+      expect(after.status).toBe(401)
+      expect(after.headers.get("www-authenticate")).toMatch(/^Bearer/)
+      expect((await api(server.url, server.key!, "/api/workspace")).status).toBe(200)
+
+      const created = await api(server.url, server.key!, "/api/encounters", { body: validPayload("cli-claim-1") })
+      expect(created.status).toBe(202)
+      const encounter = await api(server.url, server.key!, `/encounters/${created.body.encounter_id}`)
+      expect(encounter.status).toBe(200)
+      const claimId: string = encounter.body.latest_claim.id
+      expect(encounter.body.latest_claim.status).toBe("draft")
+
+      const moved = await runCli(["claims", "set-status", claimId, "submitted_to_payer", "--workspace", "default", "--note", "sent"], { db })
+      expect(moved.code).toBe(0)
+      expect(moved.json).toMatchObject({ id: claimId, status: "submitted_to_payer", changed: true })
+      const reread = await api(server.url, server.key!, `/encounters/${created.body.encounter_id}`)
+      expect(reread.body.latest_claim.status).toBe("submitted_to_payer")
+
+      const same = await runCli(["claims", "set-status", claimId, "submitted_to_payer", "--workspace", "default"], { db })
+      expect(same.code).toBe(0)
+      expect(same.json).toMatchObject({ id: claimId, status: "submitted_to_payer", changed: false })
+
+      const illegal = await runCli(["claims", "set-status", claimId, "draft", "--workspace", "default"], { db })
+      expect(illegal.code).toBe(1)
+      expect(illegal.stdout).toBe("")
+      expect(illegal.stderr).toMatch(/^encounterd: \S/)
+
+      expectUsageError(await runCli(["claims", "set-status", claimId, "teleported", "--workspace", "default"], { db }))
+      const unknownWs = await runCli(["claims", "set-status", claimId, "paid", "--workspace", "nowhere"], { db })
+      expect(unknownWs.code).toBe(1)
+      const otherWs = await runCli(["workspaces", "create", "--slug", "other", "--name", "Other"], { db })
+      expect(otherWs.code).toBe(0)
+      const foreign = await runCli(["claims", "set-status", claimId, "paid", "--workspace", "other"], { db })
+      expect(foreign.code).toBe(1)
+      expect(foreign.stdout).toBe("")
+
+      const events = await api(server.url, server.key!, "/api/encounters/compat-version/events?event_types=ExternalApi.Encounter.StatusUpdated")
+      expect(events.body.items.length).toBe(1)
+      expect(events.body.items[0].payload).toMatchObject({ claim_id: claimId, status: "submitted_to_payer", previous_status: "draft" })
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
+  test("the database files hold each key's SHA-256, never its secret", async () => {
+    const db = tempDb("cli-secrets")
+    const server = await startBinary({ db, args: ["--rate-limit", "0"] })
+    const keys: Array<string> = [server.key!]
+    try {
+      for (const scope of [[], ["--scope", "claims:write"]]) {
+        const made = await runCli(["keys", "create", "--workspace", "default", ...scope], { db })
+        expect(made.code).toBe(0)
+        keys.push(made.json.key)
+      }
+      // Use every key, so last-used times and request records are written too.
+      for (const [i, key] of keys.entries()) {
+        expect((await api(server.url, key, "/api/workspace")).status).toBe(200)
+        expect((await api(server.url, key, "/api/encounters", { body: validPayload(`secret-${i}`) })).status).toBe(202)
+      }
+      const scan = () => {
+        const files = [db, `${db}-wal`, `${db}-shm`].filter(existsSync).map((f) => readFileSync(f))
+        expect(files.length).toBeGreaterThan(0)
+        for (const key of keys) {
+          for (const bytes of files) expect(bytes.indexOf(Buffer.from(key))).toBe(-1)
+          expect(files.some((bytes) => bytes.indexOf(Buffer.from(sha256(key))) >= 0)).toBe(true)
+        }
+      }
+      scan() // live: the WAL may hold the newest pages
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+    const files = [db, `${db}-wal`, `${db}-shm`].filter(existsSync).map((f) => readFileSync(f))
+    for (const key of keys) {
+      for (const bytes of files) expect(bytes.indexOf(Buffer.from(key))).toBe(-1)
+      expect(files.some((bytes) => bytes.indexOf(Buffer.from(sha256(key))) >= 0)).toBe(true)
+    }
+  })
+})
