@@ -5,7 +5,7 @@ import { Effect, type Layer, ManagedRuntime } from "effect"
 import { ClaimStatuses, isClaimStatus } from "../lib/domain/claim-status.js"
 import { Scopes, type Scope } from "../lib/domain/workspace.js"
 import { migrate } from "../lib/adapters/sql/migrations/index.js"
-import { sqliteLayer } from "../lib/sqlite-bun.js"
+import { isPostgresUrl } from "../lib/postgres.js"
 import { changeClaimStatus } from "../lib/rules/change-claim-status.js"
 import {
   createApiKey,
@@ -17,17 +17,18 @@ import {
 } from "../lib/rules/workspaces.js"
 import { defaults } from "../server/config.js"
 import { type CommandSpec, type Parsed, required, str, UsageError } from "./args.js"
+import { databaseLayer } from "./database.js"
 
-const dbOption = { type: "string", env: "ENCOUNTERD_DB", help: `SQLite file (default ${defaults.db})` } as const
+const dbOption = { type: "string", env: "ENCOUNTERD_DB", help: `SQLite file or postgres:// URL (default ${defaults.db})` } as const
 
 export const dbPath = (p: Parsed): string => str(p, "db") ?? defaults.db
 
 /** Runs one effect against the database and disposes of it (the connection is closed). */
 export const withDb = async <A, E>(
   db: string,
-  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof sqliteLayer>>>
+  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof databaseLayer>>>
 ): Promise<A> => {
-  const runtime = ManagedRuntime.make(sqliteLayer(db))
+  const runtime = ManagedRuntime.make(databaseLayer(db))
   try {
     return await runtime.runPromise(effect)
   } finally {
@@ -121,6 +122,7 @@ export const commands: Record<string, Command> = {
       options: { out: { type: "string", help: "Destination file (must not exist)" }, db: dbOption }
     },
     run: (p) => {
+      if (isPostgresUrl(dbPath(p))) throw new UsageError("on PostgreSQL, back up with the engine's own tools (pg_dump, base backups)")
       const out = resolve(required(p, "out"))
       if (existsSync(out)) throw new UsageError(`${out} already exists`)
       return withDb(
@@ -143,7 +145,7 @@ export const commands: Record<string, Command> = {
           yield* migrate
           const sql = yield* SqlClient.SqlClient
           const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
-          return { db: resolve(dbPath(p)), migrations: rows.map((r) => ({ id: r.migration_id, name: r.name })) }
+          return { db: isPostgresUrl(dbPath(p)) ? "postgres" : resolve(dbPath(p)), migrations: rows.map((r) => ({ id: r.migration_id, name: r.name })) }
         })
       )
   }

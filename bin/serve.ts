@@ -1,10 +1,10 @@
-import { Effect, Layer, ManagedRuntime } from "effect"
-import { sqliteLayer } from "../lib/sqlite-bun.js"
+import { Effect, ManagedRuntime } from "effect"
 import { createApiKey, createWorkspace, listWorkspaces } from "../lib/rules/workspaces.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { log } from "../server/log.js"
 import { startServer } from "../server/server.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
+import { databaseLayer, describeDb } from "./database.js"
 
 export const serveSpec: CommandSpec = {
   usage: "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N]",
@@ -12,7 +12,8 @@ export const serveSpec: CommandSpec = {
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
     host: { type: "string", env: "ENCOUNTERD_HOST", help: "Address to bind (default 127.0.0.1)" },
-    db: { type: "string", env: "ENCOUNTERD_DB", help: "SQLite file (default ./data/encounterd.sqlite)" },
+    db: { type: "string", env: "ENCOUNTERD_DB", help: "SQLite file, or a postgres:// URL (default ./data/encounterd.sqlite)" },
+    "pool-size": { type: "string", env: "ENCOUNTERD_POOL_SIZE", help: "PostgreSQL connections per instance (default 10)" },
     "public-url": { type: "string", env: "ENCOUNTERD_PUBLIC_URL", help: "Base URL written into responses (default http://HOST:PORT)" },
     "body-limit": { type: "string", env: "ENCOUNTERD_BODY_LIMIT", help: "Largest request body in bytes (default 1048576)" },
     "rate-limit": { type: "string", env: "ENCOUNTERD_RATE_LIMIT", help: "Requests per second per key, 0 = off (default 100)" },
@@ -46,18 +47,24 @@ const firstRun = Effect.gen(function* () {
   if (existing.length > 0) return undefined
   const ws = yield* createWorkspace("default", "Default workspace")
   return yield* createApiKey(ws.slug, ["claims:write"])
-})
+}).pipe(
+  // Several instances starting together on one empty PostgreSQL database: one of them creates it.
+  Effect.catchTag("SlugTaken", () => Effect.succeed(undefined))
+)
 
 export const serve = async (p: Parsed): Promise<never> => {
   const config = serveConfig(p)
-  const runtime = ManagedRuntime.make(Layer.orDie(sqliteLayer(config.db, { synchronous: config.synchronous })))
+  const poolSize = int(p, "pool-size", 1)
+  const runtime = ManagedRuntime.make(
+    databaseLayer(config.db, { synchronous: config.synchronous, ...(poolSize !== undefined ? { poolSize } : {}) })
+  )
   const key = await runtime.runPromise(firstRun)
   if (key !== undefined) {
     process.stdout.write(`${JSON.stringify({ first_run: true, workspace: "default", ...key })}\n`)
     process.stderr.write(`First run: created workspace "default" and this API key (shown once):\n  ${key.key}\n`)
   }
   const server = startServer(runtime, config)
-  log("info", "listening", { url: server.url, db: config.db, synchronous: config.synchronous, pid: process.pid })
+  log("info", "listening", { url: server.url, db: describeDb(config.db), synchronous: config.synchronous, pid: process.pid })
 
   return new Promise<never>(() => {
     let stopping = false

@@ -54,6 +54,18 @@ export const makeSqlStorage = Effect.gen(function* () {
 
   const eventColumns = sql`seq, id, workspace_id, event_type, created_at, timestamp, payload`
 
+  /**
+   * PostgreSQL: event-writing transactions of one workspace take a transaction-scoped advisory lock
+   * first, so they commit in the order their event sequence numbers were drawn. A poller reading
+   * forward by sequence can then never pass a number whose transaction commits later (several
+   * instances, one database). SQLite serializes writers already.
+   */
+  const serializeFeed = (ws: string) =>
+    sql.onDialectOrElse({
+      pg: () => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${ws}))`),
+      orElse: () => Effect.void
+    })
+
   const insertEvent = (e: Parameters<StorageShape["changeClaimStatus"]>[1]["event"]) =>
     sql`INSERT INTO events (id, workspace_id, event_type, created_at, timestamp, payload)
       VALUES (${e.id}, ${e.workspace_id}, ${e.event_type}, ${e.created_at}, ${e.timestamp}, ${JSON.stringify(e.payload)})`
@@ -146,6 +158,7 @@ export const makeSqlStorage = Effect.gen(function* () {
       sql
         .withTransaction(
           Effect.gen(function* () {
+            yield* serializeFeed(e.workspace_id)
             // The unique (workspace_id, external_id) decides concurrent creates: no read-then-write.
             const inserted = yield* idRows(sql`INSERT INTO encounters (id, workspace_id, external_id, created_at, source,
                 payload, latest_claim_id, latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at)
@@ -221,6 +234,7 @@ export const makeSqlStorage = Effect.gen(function* () {
         "changeClaimStatus",
         sql.withTransaction(
           Effect.gen(function* () {
+            yield* serializeFeed(ws)
             // Compare-and-set on the status read by the rule: of two racing moves, one updates no row.
             const updated = yield* idRows(sql`UPDATE claims SET status = ${ch.next}, status_changed_at = ${ch.at}
               WHERE id = ${ch.claim_id} AND workspace_id = ${ws} AND status = ${ch.expected} RETURNING id`)
