@@ -2,7 +2,7 @@
  * encounterd as a library: encounter intake, claims, events and cursor paging behind a storage
  * port. Every operation is an Effect that needs `Storage`, `Clock` and `Ids`; build them with
  * `memoryLayer` (tests), `sqliteLayer` from `encounterd/sqlite-bun` or `encounterd/sqlite-node`,
- * or `sqlLayer` over any `@effect/sql` SqlClient. Callers without Effect use `encounterd/promise`.
+ * `postgresLayer` from `encounterd/postgres`, or `sqlLayer` over any `@effect/sql` SqlClient. Callers without Effect use `encounterd/promise`.
  *
  * Spec: `service-spec.md` (Resources, States, Events, Limits); gaps decided in `DECISIONS.md`.
  */
