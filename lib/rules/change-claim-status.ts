@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { allowedTransitions, type ClaimStatus } from "../domain/claim-status.js"
 import { type Claim, toClaim } from "../domain/encounter.js"
 import { ClaimNotFound, InvalidTransition, type StorageError } from "../domain/errors.js"
-import type { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
+import { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
 import { isUuid } from "../domain/ids.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
@@ -32,7 +32,7 @@ export const changeClaimStatus = (
     const ids = yield* Ids
     if (!isUuid(claimId)) return yield* new ClaimNotFound({ id: claimId })
     for (;;) {
-      const found = yield* storage.findClaim(workspaceId, claimId as ClaimId)
+      const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
       if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })
       const { encounter, claim } = found.value
       if (claim.status === status) {
@@ -50,7 +50,7 @@ export const changeClaimStatus = (
         next: status,
         at,
         event: {
-          id: ids.next() as EventId,
+          id: EventId.make(ids.next()),
           workspace_id: workspaceId,
           event_type: "ExternalApi.Encounter.StatusUpdated",
           created_at: at,

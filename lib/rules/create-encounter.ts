@@ -4,7 +4,7 @@ import { type ClaimRecord, type EncounterRecord, initialClaimStatus } from "../d
 import type { EncounterCreate } from "../domain/encounter-input.js"
 import { FieldIssue, InvalidEncounter, InvalidJson, PatientControlNumberTaken } from "../domain/errors.js"
 import type { EventRecord } from "../domain/event.js"
-import type { ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
+import { ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import { validateEncounterCreate } from "../domain/validate.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
@@ -55,7 +55,7 @@ export const intakeEncounter = (req: IntakeRequest) =>
     const clock = yield* Clock
     const ids = yield* Ids
     const ws = req.workspace_id
-    const rawId = ids.next() as RawRequestId
+    const rawId = RawRequestId.make(ids.next())
     yield* storage.insertRawRequest({
       id: rawId,
       workspace_id: ws,
@@ -114,8 +114,8 @@ const newEncounter = (
   nextId: () => string
 ): { encounter: EncounterRecord; claim: ClaimRecord; event: EventRecord } => {
   const at = isoTime(nowMs)
-  const encounterId = nextId() as EncounterId
-  const claimId = nextId() as ClaimId
+  const encounterId = EncounterId.make(nextId())
+  const claimId = ClaimId.make(nextId())
   const status = initialClaimStatus(payload)
   const pcn = payload.patient_control_number ?? generatePcn()
   return {
@@ -141,7 +141,7 @@ const newEncounter = (
       patient_control_number: pcn
     },
     event: {
-      id: nextId() as EventId,
+      id: EventId.make(nextId()),
       workspace_id: ws,
       event_type: "ExternalApi.Encounter.Created",
       created_at: at,

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { ClaimStatuses, FilterableClaimStatuses } from "../domain/claim-status.js"
 import { EncounterNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
-import { type EncounterId, isUuid, type WorkspaceId } from "../domain/ids.js"
+import { EncounterId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
 
@@ -10,7 +10,7 @@ export const getEncounter = (workspaceId: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new EncounterNotFound({ id })
     const storage = yield* Storage
-    const found = yield* storage.findEncounter(workspaceId, id as EncounterId)
+    const found = yield* storage.findEncounter(workspaceId, EncounterId.make(id))
     if (Option.isNone(found)) return yield* new EncounterNotFound({ id })
     return found.value
   })

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { EventNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
 import { EventTypes, toEvent } from "../domain/event.js"
-import { type EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
+import { EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
 
@@ -64,7 +64,7 @@ export const getEvent = (workspaceId: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new EventNotFound({ id })
     const storage = yield* Storage
-    const found = yield* storage.findEvent(workspaceId, id as EventId)
+    const found = yield* storage.findEvent(workspaceId, EventId.make(id))
     if (Option.isNone(found)) return yield* new EventNotFound({ id })
     return toEvent(found.value)
   })

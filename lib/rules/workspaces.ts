@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { Effect, Either, Option, Schema } from "effect"
 import { ApiKeyNotFound, FieldIssue, InvalidQuery, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
-import type { ApiKeyId, WorkspaceId } from "../domain/ids.js"
+import { ApiKeyId, WorkspaceId } from "../domain/ids.js"
 import { type ApiKeyView, type Principal, type Scope, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
@@ -22,7 +22,7 @@ export const createWorkspace = (slug: string, name: string) =>
     const storage = yield* Storage
     const ids = yield* Ids
     const clock = yield* Clock
-    const ws: Workspace = { id: ids.next() as WorkspaceId, slug, name }
+    const ws: Workspace = { id: WorkspaceId.make(ids.next()), slug, name }
     yield* storage.insertWorkspace({ ...ws, created_at: isoTime(clock.now()) })
     return ws
   })
@@ -71,7 +71,7 @@ export const createApiKey = (slug: string, extraScopes: ReadonlyArray<Scope> = [
     const clock = yield* Clock
     const key = newSecret()
     const scopes: ReadonlyArray<Scope> = [...new Set<Scope>(["encounters", ...extraScopes])]
-    const id = ids.next() as ApiKeyId
+    const id = ApiKeyId.make(ids.next())
     yield* storage.insertApiKey({
       id,
       workspace_id: ws.id,
@@ -98,7 +98,7 @@ export const revokeApiKey = (id: string) =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
-    const revoked = yield* storage.revokeApiKey(id as ApiKeyId, isoTime(clock.now()))
+    const revoked = yield* storage.revokeApiKey(ApiKeyId.make(id), isoTime(clock.now()))
     if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ id })
     return toApiKeyView(revoked.value) satisfies ApiKeyView
   })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option, type ParseResult, Schema } from "effect"
-import type { EncounterId } from "../../domain/ids.js"
+import { EncounterId } from "../../domain/ids.js"
 import { SlugTaken, StorageError } from "../../domain/errors.js"
 import { type InsertResult, Storage, type StorageShape } from "../../ports/storage.js"
 import {
@@ -152,7 +152,7 @@ export const makeSqlStorage = Effect.gen(function* () {
       run(
         "findEncounterIdByExternalId",
         idRows(sql`SELECT id FROM encounters WHERE workspace_id = ${ws} AND external_id = ${ext}`)
-      ).pipe(Effect.map((rows) => Option.map(first(rows), (r) => r.id as EncounterId))),
+      ).pipe(Effect.map((rows) => Option.map(first(rows), (r) => EncounterId.make(r.id)))),
 
     insertEncounter: ({ encounter: e, claim: c, event, raw_request_id }) =>
       sql
@@ -171,7 +171,7 @@ export const makeSqlStorage = Effect.gen(function* () {
               )
               const winner = existing[0]
               if (winner === undefined) return yield* Effect.dieMessage("encounter conflict without a row")
-              return { _tag: "Duplicate", encounter_id: winner.id as EncounterId } satisfies InsertResult
+              return { _tag: "Duplicate", encounter_id: EncounterId.make(winner.id) } satisfies InsertResult
             }
             const claim = yield* idRows(sql`INSERT INTO claims (id, workspace_id, encounter_id, created_at, status,
                 status_changed_at, patient_control_number)
