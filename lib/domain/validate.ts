@@ -64,10 +64,10 @@ export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
 }
 
 /** The deepest nesting the create shape has is 6; anything far deeper is refused before it is walked. */
-const MAX_DEPTH = 32
+export const MAX_DEPTH = 32
 
 /** True when `u` nests deeper than `limit` (walked with an explicit stack, never recursion). */
-const nestsDeeperThan = (u: unknown, limit: number): boolean => {
+export const nestsDeeperThan = (u: unknown, limit: number): boolean => {
   const stack: Array<[unknown, number]> = [[u, 0]]
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!

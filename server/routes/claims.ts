@@ -2,7 +2,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
 import { InvalidJson } from "../../lib/domain/errors.js"
-import { formatPath } from "../../lib/domain/validate.js"
+import { formatPath, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { readBody, requireJson } from "../body.js"
 import { InvalidBody } from "../problem.js"
@@ -39,6 +39,10 @@ export const claimStatusRoute = authed(
     Effect.gen(function* () {
       yield* requireJson(request)
       const raw = yield* parse(yield* readBody(request, config.bodyLimit))
+      // Refused before decoding: error messages quote the value, and quoting walks it recursively.
+      if (nestsDeeperThan(raw, MAX_DEPTH)) {
+        return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
+      }
       const decoded = decodeRequest(raw)
       if (Either.isLeft(decoded)) {
         const errors = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({
