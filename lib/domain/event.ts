@@ -52,3 +52,10 @@ export const toEvent = (e: EventRecord): Event => ({
   schema_version: SCHEMA_VERSION,
   payload: { ...e.payload }
 })
+
+/**
+ * When an event is recorded: its own time, or the workspace's previous event's if that is later
+ * (ISO strings of one format compare as times). Keeps `created_at` in recorded order.
+ */
+export const recordedAt = (own: string, previous: string | undefined): string =>
+  previous !== undefined && previous > own ? previous : own

@@ -246,6 +246,27 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
       )
     })
 
+    test("events are recorded with created_at in recorded order, even when a clock goes back", () => {
+      const clock = Clock.manual(T0)
+      return run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          clock.control.set(T0 + 5000)
+          yield* create(ws, validPayload("enc-late"))
+          clock.control.set(T0 + 1000)
+          const early = yield* create(ws, validPayload("enc-early"))
+          const events = (yield* listEvents(ws, {})).items
+          assert.deepEqual(events.map((e) => e.created_at), [new Date(T0 + 5000).toISOString(), new Date(T0 + 5000).toISOString()])
+          // Resuming from the newest created_at seen (inclusive) finds the later-recorded event.
+          const resumed = yield* listEvents(ws, { created_after: events[0]!.created_at })
+          assert.ok(resumed.items.some((e) => e.payload.encounter_id === early.encounter_id))
+          const read = yield* getEncounter(ws, early.encounter_id)
+          assert.equal(read.encounter.last_event_at, events[1]!.created_at)
+        }),
+        clock
+      )
+    })
+
     test("claim status: one event per change, none for the same status, typed error for an illegal move", () =>
       run(
         Effect.gen(function* () {

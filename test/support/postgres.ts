@@ -47,3 +47,17 @@ export const scratchDatabase = (adminUrl: string) =>
 /** A layer on a fresh database of its own, dropped when the layer is released. */
 export const freshPgLayer = <A, E>(adminUrl: string, build: (url: string) => Layer.Layer<A, E>) =>
   Layer.unwrapScoped(Effect.map(scratchDatabase(adminUrl), build))
+
+/**
+ * A fresh empty database for suites without Effect plumbing (the compiled-binary suites):
+ * `drop()` removes it (forcing off any connections left behind).
+ */
+export const createScratchDb = async (adminUrl: string): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  const name = `enc_test_${randomBytes(6).toString("hex")}`
+  const exec = (statement: string) =>
+    Effect.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin(adminUrl)), Effect.scoped, Effect.orDie)
+    )
+  await exec(`CREATE DATABASE ${name}`)
+  return { url: databaseUrl(adminUrl, name), drop: () => exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) }
+}

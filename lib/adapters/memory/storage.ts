@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { ClaimRecord, EncounterRecord, EncounterWithClaim, StoredRawRequest } from "../../domain/encounter.js"
 import { SlugTaken } from "../../domain/errors.js"
-import type { StoredEvent } from "../../domain/event.js"
+import { type EventRecord, recordedAt, type StoredEvent } from "../../domain/event.js"
 
 import type { Key } from "../../domain/page.js"
 import type { ApiKeyRecord, Workspace } from "../../domain/workspace.js"
@@ -33,6 +33,16 @@ export const makeMemoryStorage = (): StorageShape => {
   const events: Array<StoredEvent> = []
   const eventsById = new Map<string, StoredEvent>()
 
+  const lastCreatedAt = new Map<string, string>()
+  /** Appends an event; `created_at` never falls behind the workspace's previous event (see recordedAt). */
+  const append = (event: EventRecord): string => {
+    const created_at = recordedAt(event.created_at, lastCreatedAt.get(event.workspace_id))
+    lastCreatedAt.set(event.workspace_id, created_at)
+    const stored = { ...event, created_at, seq: events.length + 1 }
+    events.push(stored)
+    eventsById.set(stored.id, stored)
+    return created_at
+  }
   const withClaim = (e: EncounterRecord): EncounterWithClaim => ({ encounter: e, claim: claims.get(e.latest_claim_id)! })
   const sync = Effect.sync
 
@@ -103,11 +113,8 @@ export const makeMemoryStorage = (): StorageShape => {
         if (pcns.has(pcn)) return { _tag: "PatientControlNumberTaken" as const }
         byExternal.set(ext, encounter.id)
         pcns.add(pcn)
-        encounters.set(encounter.id, encounter)
         claims.set(claim.id, claim)
-        const stored = { ...event, seq: events.length + 1 }
-        events.push(stored)
-        eventsById.set(stored.id, stored)
+        encounters.set(encounter.id, { ...encounter, last_event_at: append(event) })
         const r = raw.get(raw_request_id)
         if (r !== undefined) raw.set(r.id, { ...r, result: { outcome: "accepted", encounter_id: encounter.id } })
         return { _tag: "Inserted" as const }
@@ -148,10 +155,7 @@ export const makeMemoryStorage = (): StorageShape => {
         const e = encounters.get(change.encounter_id)
         if (c === undefined || e === undefined || c.workspace_id !== ws || c.status !== change.expected) return false
         claims.set(c.id, { ...c, status: change.next, status_changed_at: change.at })
-        encounters.set(e.id, { ...e, last_event_at: change.at })
-        const stored = { ...change.event, seq: events.length + 1 }
-        events.push(stored)
-        eventsById.set(stored.id, stored)
+        encounters.set(e.id, { ...e, last_event_at: append(change.event) })
         return true
       }),
 

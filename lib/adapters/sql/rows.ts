@@ -112,3 +112,5 @@ export const EventRow = Schema.Struct({
 export const toStoredEvent = (r: typeof EventRow.Type): StoredEvent => r
 
 export const IdRow = Schema.Struct({ id: Schema.String })
+
+export const CreatedAtRow = Schema.Struct({ created_at: Schema.String })

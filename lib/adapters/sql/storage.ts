@@ -3,9 +3,12 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { EncounterId } from "../../domain/ids.js"
 import { SlugTaken, StorageError } from "../../domain/errors.js"
+import type { EventRecord } from "../../domain/event.js"
+import { recordedAt } from "../../domain/event.js"
 import { type InsertResult, Storage, type StorageShape } from "../../ports/storage.js"
 import {
   ApiKeyRow,
+  CreatedAtRow,
   ApiKeyWithWorkspaceRow,
   EncounterRow,
   EventRow,
@@ -66,9 +69,24 @@ export const makeSqlStorage = Effect.gen(function* () {
       orElse: () => Effect.void
     })
 
-  const insertEvent = (e: Parameters<StorageShape["changeClaimStatus"]>[1]["event"]) =>
-    sql`INSERT INTO events (id, workspace_id, event_type, created_at, timestamp, payload)
-      VALUES (${e.id}, ${e.workspace_id}, ${e.event_type}, ${e.created_at}, ${e.timestamp}, ${JSON.stringify(e.payload)})`
+  const lastCreatedAt = decodeAll(CreatedAtRow)
+
+  /**
+   * Records an event inside its (feed-serialized) transaction. Its `created_at` is never earlier
+   * than the workspace's previous event: clocks of several instances differ, and a transaction
+   * that read the clock first may record last. So `created_at` follows the recorded order, and a
+   * poller resuming from `created_after` (inclusive) misses nothing. Answers the recorded time.
+   */
+  const insertEvent = (e: EventRecord) =>
+    Effect.gen(function* () {
+      const last = yield* lastCreatedAt(
+        sql`SELECT created_at FROM events WHERE workspace_id = ${e.workspace_id} ORDER BY seq DESC LIMIT 1`
+      )
+      const createdAt = recordedAt(e.created_at, last[0]?.created_at)
+      yield* sql`INSERT INTO events (id, workspace_id, event_type, created_at, timestamp, payload)
+        VALUES (${e.id}, ${e.workspace_id}, ${e.event_type}, ${createdAt}, ${e.timestamp}, ${JSON.stringify(e.payload)})`
+      return createdAt
+    })
 
   const storage: StorageShape = {
     ping: () => run("ping", sql`SELECT 1`).pipe(Effect.asVoid),
@@ -179,7 +197,10 @@ export const makeSqlStorage = Effect.gen(function* () {
                 ${c.patient_control_number})
               ON CONFLICT (workspace_id, patient_control_number) DO NOTHING RETURNING id`)
             if (claim.length === 0) return yield* new PcnConflict()
-            yield* insertEvent(event)
+            const recorded = yield* insertEvent(event)
+            if (recorded !== e.last_event_at) {
+              yield* sql`UPDATE encounters SET last_event_at = ${recorded} WHERE id = ${e.id}`
+            }
             yield* sql`UPDATE raw_requests SET outcome = 'accepted',
                 result = ${JSON.stringify({ outcome: "accepted", encounter_id: e.id })}
               WHERE id = ${raw_request_id}`
@@ -239,9 +260,9 @@ export const makeSqlStorage = Effect.gen(function* () {
             const updated = yield* idRows(sql`UPDATE claims SET status = ${ch.next}, status_changed_at = ${ch.at}
               WHERE id = ${ch.claim_id} AND workspace_id = ${ws} AND status = ${ch.expected} RETURNING id`)
             if (updated.length === 0) return false
-            yield* sql`UPDATE encounters SET last_event_at = ${ch.at}, latest_claim_status = ${ch.next}
+            const recorded = yield* insertEvent(ch.event)
+            yield* sql`UPDATE encounters SET last_event_at = ${recorded}, latest_claim_status = ${ch.next}
               WHERE id = ${ch.encounter_id} AND workspace_id = ${ws} AND latest_claim_id = ${ch.claim_id}`
-            yield* insertEvent(ch.event)
             return true
           })
         )
