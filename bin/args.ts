@@ -43,7 +43,7 @@ export const parse = (spec: CommandSpec, argv: ReadonlyArray<string>): Parsed | 
   const values: Record<string, string | boolean | Array<string> | undefined> = {}
   for (const [name, o] of Object.entries(spec.options)) {
     const v = parsed.values[name]
-    values[name] = v === undefined && o.env !== undefined ? process.env[o.env] : (v as string | boolean | Array<string> | undefined)
+    values[name] = v === undefined && o.env !== undefined ? process.env[o.env] : Array.isArray(v) ? v.map(String) : v
   }
   const expected = spec.positionals ?? []
   if (parsed.positionals.length !== expected.length) {

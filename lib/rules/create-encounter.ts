@@ -2,7 +2,8 @@ import { randomInt } from "node:crypto"
 import { Effect, Either, Option } from "effect"
 import { type ClaimRecord, type EncounterRecord, initialClaimStatus } from "../domain/encounter.js"
 import type { EncounterCreate } from "../domain/encounter-input.js"
-import { FieldIssue, InvalidEncounter, InvalidJson, PatientControlNumberTaken } from "../domain/errors.js"
+import { FieldIssue, InvalidEncounter, PatientControlNumberTaken } from "../domain/errors.js"
+import { parseJsonBody } from "../domain/json.js"
 import type { EventRecord } from "../domain/event.js"
 import { ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import { validateEncounterCreate } from "../domain/validate.js"
@@ -33,16 +34,6 @@ const generatePcn = (): string => {
   return s
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true })
-
-const parseJson = (body: Uint8Array): Either.Either<unknown, InvalidJson> => {
-  try {
-    return Either.right(JSON.parse(decoder.decode(body)))
-  } catch (e) {
-    return Either.left(new InvalidJson({ detail: e instanceof Error ? e.message : "unreadable body" }))
-  }
-}
-
 /**
  * Intake of one create request. The raw request is stored first, whatever happens next; then the
  * body is parsed and validated; then the encounter, its first claim and the Created event are
@@ -67,7 +58,7 @@ export const intakeEncounter = (req: IntakeRequest) =>
     const reject = (errors: ReadonlyArray<FieldIssue>) =>
       storage.setRawRequestOutcome(ws, rawId, { outcome: "rejected", errors })
 
-    const parsed = parseJson(req.body)
+    const parsed = parseJsonBody(req.body)
     if (Either.isLeft(parsed)) {
       yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })])
       return yield* parsed.left

@@ -1,7 +1,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
-import { InvalidJson } from "../../lib/domain/errors.js"
+import { parseJsonBody } from "../../lib/domain/json.js"
 import { formatPath, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { readBody, requireJson } from "../body.js"
@@ -14,12 +14,6 @@ export const StatusChangeRequest = Schema.Struct({
   note: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
 })
 const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
-
-const parse = (body: Uint8Array) =>
-  Effect.try({
-    try: (): unknown => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body)),
-    catch: (e) => new InvalidJson({ detail: e instanceof Error ? e.message : "unreadable body" })
-  })
 
 export const claimStatusRoute = authed(
   {
@@ -38,7 +32,7 @@ export const claimStatusRoute = authed(
   ({ principal, params, request, config }) =>
     Effect.gen(function* () {
       yield* requireJson(request)
-      const raw = yield* parse(yield* readBody(request, config.bodyLimit))
+      const raw = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
       // Refused before decoding: error messages quote the value, and quoting walks it recursively.
       if (nestsDeeperThan(raw, MAX_DEPTH)) {
         return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { allEvents, api, CREATED, ensureBinary, type RunningBinary, runCli, startBinary } from "../support/binary.js"
 import { validPayload } from "../support/payloads.js"
-import { createScratchDb, requirePg } from "../support/postgres.js"
+import { createScratchDb, describePg } from "../support/postgres.js"
 
 const STATUS_UPDATED = "ExternalApi.Encounter.StatusUpdated"
 const FAST = ["--rate-limit", "0", "--pool-size", "4"]
 
-const adminUrl = requirePg()
-if (adminUrl === "") {
-  describe.skip("compiled binary: serve on PostgreSQL (ENCOUNTERD_TEST_PG_URL unset)", () => test("needs PostgreSQL", () => {}))
-} else {
+describePg("PostgreSQL: the binary serving one database", (adminUrl) => {
   let scratch: { readonly url: string; readonly drop: () => Promise<void> }
   let server: RunningBinary | undefined
   let key: string
@@ -188,4 +185,4 @@ if (adminUrl === "") {
       expect(await server.stop()).toBe(0)
     })
   })
-}
+})

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { allEvents, api, CREATED, ensureBinary, type RunningBinary, runCli, startBinary } from "../support/binary.js"
 import { validPayload } from "../support/payloads.js"
-import { createScratchDb, requirePg } from "../support/postgres.js"
+import { createScratchDb, describePg } from "../support/postgres.js"
 
 const STATUS_UPDATED = "ExternalApi.Encounter.StatusUpdated"
 const ARGS = ["--rate-limit", "0", "--pool-size", "5"]
@@ -151,12 +151,7 @@ const allEncounters = async (base: string, key: string): Promise<Array<{ id: str
   throw new Error("encounters did not end")
 }
 
-const adminUrl = requirePg()
-if (adminUrl === "") {
-  describe.skip("compiled binary: two instances on one PostgreSQL database (ENCOUNTERD_TEST_PG_URL unset)", () =>
-    test("needs PostgreSQL", () => {})
-  )
-} else {
+describePg("PostgreSQL: two binaries on one database", (adminUrl) => {
   let scratch: { readonly url: string; readonly drop: () => Promise<void> } | undefined
   const servers: Array<RunningBinary> = []
 
@@ -265,4 +260,4 @@ if (adminUrl === "") {
       60_000
     )
   })
-}
+})

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import { describe, test } from "bun:test"
 import { Effect, Layer, Redacted } from "effect"
 
 /**
@@ -60,4 +61,14 @@ export const createScratchDb = async (adminUrl: string): Promise<{ readonly url:
     )
   await exec(`CREATE DATABASE ${name}`)
   return { url: databaseUrl(adminUrl, name), drop: () => exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) }
+}
+
+/**
+ * A suite that needs PostgreSQL: run with the admin URL, or, where none is configured outside CI,
+ * shown as one skipped entry that names the variable to set.
+ */
+export const describePg = (name: string, body: (adminUrl: string) => void) => {
+  const adminUrl = requirePg()
+  if (adminUrl === "") test.skip(`${name} (needs ENCOUNTERD_TEST_PG_URL)`, () => undefined)
+  else describe(name, () => body(adminUrl))
 }

@@ -49,11 +49,11 @@ export const makeSqlStorage = Effect.gen(function* () {
   const eventRows = decodeAll(EventRow)
   const idRows = decodeAll(IdRow)
 
-  const encounterSelect = sql`SELECT e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
+  const encounterColumns = sql`e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
       e.latest_claim_id, e.initial_claim_status, e.initial_patient_control_number, e.last_event_at,
       c.id AS c_id, c.created_at AS c_created_at, c.status AS c_status,
-      c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number
-    FROM encounters e JOIN claims c ON c.id = e.latest_claim_id`
+      c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number`
+  const encounterSelect = sql`SELECT ${encounterColumns} FROM encounters e JOIN claims c ON c.id = e.latest_claim_id`
 
   const eventColumns = sql`seq, id, workspace_id, event_type, created_at, timestamp, payload`
 
@@ -242,10 +242,7 @@ export const makeSqlStorage = Effect.gen(function* () {
     findClaim: (ws, id) =>
       run(
         "findClaim",
-        encounterRows(sql`SELECT e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
-            e.latest_claim_id, e.initial_claim_status, e.initial_patient_control_number, e.last_event_at,
-            c.id AS c_id, c.created_at AS c_created_at, c.status AS c_status,
-            c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number
+        encounterRows(sql`SELECT ${encounterColumns}
           FROM claims c JOIN encounters e ON e.id = c.encounter_id
           WHERE c.id = ${id} AND c.workspace_id = ${ws}`)
       ).pipe(Effect.map((rows) => Option.map(first(rows), toEncounterWithClaim))),
