@@ -1,17 +1,17 @@
-import { SqliteClient } from "@effect/sql-sqlite-bun"
 import { Layer } from "effect"
-import { ensureFolder, type SqliteOptions, sqliteStorageOn } from "./adapters/sql/sqlite-setup.js"
+import { openBunDriver } from "./adapters/sqlite/bun-driver.js"
+import { type SqliteOptions, sqliteStorageWith } from "./adapters/sqlite/layer.js"
 import { liveServices } from "./layers.js"
 
 /**
- * The service on a SQLite file under Bun (`bun:sqlite` through `@effect/sql-sqlite-bun`): WAL, `synchronous = FULL` unless told otherwise,
- * migrations applied when the layer is built. `:memory:` works too. Also provides the SqlClient.
+ * Storage (and a SqlClient on the same connection) on a SQLite file under Bun, through
+ * `bun:sqlite`: WAL, `synchronous = FULL` unless told otherwise, group commit, migrations applied
+ * when the layer is built. `:memory:` works too. For callers that bring their own clock and ids.
  */
+export const sqliteStorageLayer = sqliteStorageWith(openBunDriver)
+
+/** The whole service on a SQLite file under Bun (storage, SqlClient, clock, ids). */
 export const sqliteLayer = (filename: string, options: SqliteOptions = {}) =>
   Layer.merge(sqliteStorageLayer(filename, options), liveServices)
-
-/** Storage (and its SqlClient) alone, for callers that bring their own clock and ids. */
-export const sqliteStorageLayer = (filename: string, options: SqliteOptions = {}) =>
-  sqliteStorageOn(SqliteClient.layer({ filename: ensureFolder(filename) }), options)
 
 export type { SqliteOptions }

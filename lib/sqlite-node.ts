@@ -1,17 +1,17 @@
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Layer } from "effect"
-import { ensureFolder, type SqliteOptions, sqliteStorageOn } from "./adapters/sql/sqlite-setup.js"
+import { type SqliteOptions, sqliteStorageWith } from "./adapters/sqlite/layer.js"
+import { openNodeDriver } from "./adapters/sqlite/node-driver.js"
 import { liveServices } from "./layers.js"
 
 /**
- * The service on a SQLite file under Node (better-sqlite3 through `@effect/sql-sqlite-node`): WAL, `synchronous = FULL` unless told otherwise,
- * migrations applied when the layer is built. `:memory:` works too. Also provides the SqlClient.
+ * Storage (and a SqlClient on the same connection) on a SQLite file under Node, through
+ * better-sqlite3: WAL, `synchronous = FULL` unless told otherwise, group commit, migrations
+ * applied when the layer is built. `:memory:` works too. For callers that bring their own clock and ids.
  */
+export const sqliteStorageLayer = sqliteStorageWith(openNodeDriver)
+
+/** The whole service on a SQLite file under Node (storage, SqlClient, clock, ids). */
 export const sqliteLayer = (filename: string, options: SqliteOptions = {}) =>
   Layer.merge(sqliteStorageLayer(filename, options), liveServices)
-
-/** Storage (and its SqlClient) alone, for callers that bring their own clock and ids. */
-export const sqliteStorageLayer = (filename: string, options: SqliteOptions = {}) =>
-  sqliteStorageOn(SqliteClient.layer({ filename: ensureFolder(filename) }), options)
 
 export type { SqliteOptions }

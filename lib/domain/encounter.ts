@@ -48,7 +48,10 @@ export type RawOutcome =
   | { readonly outcome: "duplicate"; readonly encounter_id: EncounterId }
   | { readonly outcome: "rejected"; readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }> }
 
-/** Every create request as received, stored before it is parsed. */
+/**
+ * Every create request as received. It is stored together with its outcome, in one write (with the
+ * encounter, for an accepted one): never without an outcome, and before any answer is sent.
+ */
 export interface RawRequestRecord {
   readonly id: RawRequestId
   readonly workspace_id: WorkspaceId

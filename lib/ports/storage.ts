@@ -61,9 +61,11 @@ export interface StorageShape {
   readonly revokeApiKey: (id: ApiKeyId, at: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
   readonly touchApiKey: (id: ApiKeyId, at: string) => Effect.Effect<void, StorageError>
 
-  /** Stores a raw request durably, before anything is parsed. */
-  readonly insertRawRequest: (r: RawRequestRecord) => Effect.Effect<void, StorageError>
-  readonly setRawRequestOutcome: (ws: WorkspaceId, id: RawRequestId, result: RawOutcome) => Effect.Effect<void, StorageError>
+  /**
+   * Stores a raw request with its outcome, durably (rejected requests and replays; an accepted one
+   * is stored by `insertEncounter`, in the encounter's transaction).
+   */
+  readonly insertRawRequest: (r: RawRequestRecord & { readonly result: RawOutcome }) => Effect.Effect<void, StorageError>
   readonly findRawRequest: (ws: WorkspaceId, id: RawRequestId) => Effect.Effect<Option.Option<StoredRawRequest>, StorageError>
 
   readonly findEncounterIdByExternalId: (
@@ -71,15 +73,15 @@ export interface StorageShape {
     externalId: string
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
   /**
-   * In one transaction: the encounter, its first claim, its Created event and the raw request's
-   * outcome. A unique (workspace, external_id) decides races: the loser writes nothing and
-   * learns the winner's id.
+   * In one transaction: the raw request (outcome `accepted`), the encounter, its first claim and
+   * its Created event. A unique (workspace, external_id) decides races: the loser writes nothing
+   * (not even its raw request) and learns the winner's id.
    */
   readonly insertEncounter: (bundle: {
     readonly encounter: EncounterRecord
     readonly claim: ClaimRecord
     readonly event: EventRecord
-    readonly raw_request_id: RawRequestId
+    readonly raw: RawRequestRecord
   }) => Effect.Effect<InsertResult, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto"
 import { Effect, Either, Option } from "effect"
-import { type ClaimRecord, type EncounterRecord, initialClaimStatus } from "../domain/encounter.js"
+import { type ClaimRecord, type EncounterRecord, initialClaimStatus, type RawRequestRecord } from "../domain/encounter.js"
 import type { EncounterCreate } from "../domain/encounter-input.js"
 import { FieldIssue, InvalidEncounter, PatientControlNumberTaken } from "../domain/errors.js"
 import { parseJsonBody } from "../domain/json.js"
@@ -35,10 +35,11 @@ const generatePcn = (): string => {
 }
 
 /**
- * Intake of one create request. The raw request is stored first, whatever happens next; then the
- * body is parsed and validated; then the encounter, its first claim and the Created event are
- * written in one transaction. Idempotent on (workspace, external_id): a replay answers the
- * existing id with `duplicate: true` and writes no event. Every raw request gets its outcome.
+ * Intake of one create request. The body is parsed and validated, then the raw request is stored
+ * with its outcome in one write: with the encounter, its first claim and the Created event, in
+ * one transaction, when accepted; alone when rejected or a replay. Nothing is answered before
+ * that write is durable. Idempotent on (workspace, external_id): a replay answers the existing id
+ * with `duplicate: true` and writes no event.
  */
 export const intakeEncounter = (req: IntakeRequest) =>
   Effect.gen(function* () {
@@ -46,17 +47,20 @@ export const intakeEncounter = (req: IntakeRequest) =>
     const clock = yield* Clock
     const ids = yield* Ids
     const ws = req.workspace_id
-    const rawId = RawRequestId.make(ids.next())
-    yield* storage.insertRawRequest({
-      id: rawId,
+    const raw: RawRequestRecord = {
+      id: RawRequestId.make(ids.next()),
       workspace_id: ws,
       key_id: req.key_id ?? null,
       received_at: isoTime(clock.now()),
       content_type: req.content_type ?? "application/json",
       body: req.body
-    })
+    }
     const reject = (errors: ReadonlyArray<FieldIssue>) =>
-      storage.setRawRequestOutcome(ws, rawId, { outcome: "rejected", errors })
+      storage.insertRawRequest({ ...raw, result: { outcome: "rejected", errors } })
+    const duplicate = (encounter_id: EncounterId) =>
+      storage
+        .insertRawRequest({ ...raw, result: { outcome: "duplicate", encounter_id } })
+        .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: raw.id } satisfies IntakeResult))
 
     const parsed = parseJsonBody(req.body)
     if (Either.isLeft(parsed)) {
@@ -72,21 +76,15 @@ export const intakeEncounter = (req: IntakeRequest) =>
 
     // Cheap path for replays; the unique index still decides when two creates race.
     const known = yield* storage.findEncounterIdByExternalId(ws, payload.external_id)
-    if (Option.isSome(known)) {
-      yield* storage.setRawRequestOutcome(ws, rawId, { outcome: "duplicate", encounter_id: known.value })
-      return { encounter_id: known.value, duplicate: true, raw_request_id: rawId }
-    }
+    if (Option.isSome(known)) return yield* duplicate(known.value)
 
     for (let attempt = 0; ; attempt++) {
       const bundle = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
-      const result = yield* storage.insertEncounter({ ...bundle, raw_request_id: rawId })
+      const result = yield* storage.insertEncounter({ ...bundle, raw })
       if (result._tag === "Inserted") {
-        return { encounter_id: bundle.encounter.id, duplicate: false, raw_request_id: rawId }
+        return { encounter_id: bundle.encounter.id, duplicate: false, raw_request_id: raw.id } satisfies IntakeResult
       }
-      if (result._tag === "Duplicate") {
-        yield* storage.setRawRequestOutcome(ws, rawId, { outcome: "duplicate", encounter_id: result.encounter_id })
-        return { encounter_id: result.encounter_id, duplicate: true, raw_request_id: rawId }
-      }
+      if (result._tag === "Duplicate") return yield* duplicate(result.encounter_id)
       // A generated number collided (vanishingly rare): draw another. A caller's own number is theirs to fix.
       if (payload.patient_control_number !== undefined || attempt >= 3) {
         const pcn = bundle.claim.patient_control_number

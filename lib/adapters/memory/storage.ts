@@ -90,12 +90,7 @@ export const makeMemoryStorage = (): StorageShape => {
         if (key !== undefined) keys.set(id, { ...key, last_used_at: at })
       }),
 
-    insertRawRequest: (r) => sync(() => void raw.set(r.id, { ...r, body: new Uint8Array(r.body), result: null })),
-    setRawRequestOutcome: (ws, id, result) =>
-      sync(() => {
-        const r = raw.get(id)
-        if (r !== undefined && r.workspace_id === ws) raw.set(id, { ...r, result })
-      }),
+    insertRawRequest: (r) => sync(() => void raw.set(r.id, { ...r, body: new Uint8Array(r.body) })),
     findRawRequest: (ws, id) =>
       sync(() => {
         const r = raw.get(id)
@@ -104,7 +99,7 @@ export const makeMemoryStorage = (): StorageShape => {
 
     findEncounterIdByExternalId: (ws, ext) =>
       sync(() => Option.fromNullable(byExternal.get(`${ws}\u0000${ext}`) as EncounterRecord["id"] | undefined)),
-    insertEncounter: ({ encounter, claim, event, raw_request_id }) =>
+    insertEncounter: ({ encounter, claim, event, raw: request }) =>
       sync(() => {
         const ext = `${encounter.workspace_id}\u0000${encounter.external_id}`
         const existing = byExternal.get(ext)
@@ -115,8 +110,11 @@ export const makeMemoryStorage = (): StorageShape => {
         pcns.add(pcn)
         claims.set(claim.id, claim)
         encounters.set(encounter.id, { ...encounter, last_event_at: append(event) })
-        const r = raw.get(raw_request_id)
-        if (r !== undefined) raw.set(r.id, { ...r, result: { outcome: "accepted", encounter_id: encounter.id } })
+        raw.set(request.id, {
+          ...request,
+          body: new Uint8Array(request.body),
+          result: { outcome: "accepted", encounter_id: encounter.id }
+        })
         return { _tag: "Inserted" as const }
       }),
     findEncounter: (ws, id) =>

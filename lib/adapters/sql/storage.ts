@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option, type ParseResult, Schema } from "effect"
+import type { RawOutcome, RawRequestRecord } from "../../domain/encounter.js"
 import { EncounterId } from "../../domain/ids.js"
 import { SlugTaken, StorageError } from "../../domain/errors.js"
 import type { EventRecord } from "../../domain/event.js"
@@ -88,6 +89,11 @@ export const makeSqlStorage = Effect.gen(function* () {
       return createdAt
     })
 
+  const insertRaw = (r: RawRequestRecord, result: RawOutcome) =>
+    sql`INSERT INTO raw_requests (id, workspace_id, key_id, received_at, content_type, body, outcome, result)
+      VALUES (${r.id}, ${r.workspace_id}, ${r.key_id}, ${r.received_at}, ${r.content_type}, ${r.body},
+        ${result.outcome}, ${JSON.stringify(result)})`
+
   const storage: StorageShape = {
     ping: () => run("ping", sql`SELECT 1`).pipe(Effect.asVoid),
     insertWorkspace: (ws) =>
@@ -147,18 +153,7 @@ export const makeSqlStorage = Effect.gen(function* () {
     touchApiKey: (id, at) =>
       run("touchApiKey", sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`).pipe(Effect.asVoid),
 
-    insertRawRequest: (r) =>
-      run(
-        "insertRawRequest",
-        sql`INSERT INTO raw_requests (id, workspace_id, key_id, received_at, content_type, body)
-          VALUES (${r.id}, ${r.workspace_id}, ${r.key_id}, ${r.received_at}, ${r.content_type}, ${r.body})`
-      ).pipe(Effect.asVoid),
-    setRawRequestOutcome: (ws, id, result) =>
-      run(
-        "setRawRequestOutcome",
-        sql`UPDATE raw_requests SET outcome = ${result.outcome}, result = ${JSON.stringify(result)}
-          WHERE id = ${id} AND workspace_id = ${ws}`
-      ).pipe(Effect.asVoid),
+    insertRawRequest: (r) => run("insertRawRequest", insertRaw(r, r.result)).pipe(Effect.asVoid),
     findRawRequest: (ws, id) =>
       run(
         "findRawRequest",
@@ -172,7 +167,7 @@ export const makeSqlStorage = Effect.gen(function* () {
         idRows(sql`SELECT id FROM encounters WHERE workspace_id = ${ws} AND external_id = ${ext}`)
       ).pipe(Effect.map((rows) => Option.map(first(rows), (r) => EncounterId.make(r.id)))),
 
-    insertEncounter: ({ encounter: e, claim: c, event, raw_request_id }) =>
+    insertEncounter: ({ encounter: e, claim: c, event, raw }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -201,9 +196,7 @@ export const makeSqlStorage = Effect.gen(function* () {
             if (recorded !== e.last_event_at) {
               yield* sql`UPDATE encounters SET last_event_at = ${recorded} WHERE id = ${e.id}`
             }
-            yield* sql`UPDATE raw_requests SET outcome = 'accepted',
-                result = ${JSON.stringify({ outcome: "accepted", encounter_id: e.id })}
-              WHERE id = ${raw_request_id}`
+            yield* insertRaw(raw, { outcome: "accepted", encounter_id: e.id })
             return { _tag: "Inserted" } satisfies InsertResult
           })
         )
