@@ -4,18 +4,19 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import { Effect, Scope } from "effect"
-import { type SqliteDriver, type SqliteRow, toSqliteValue } from "./driver.js"
+import { type ReadBatching, type SqliteDriver, type SqliteRow, toSqliteValue } from "./driver.js"
 
 /**
  * An `@effect/sql` SqlClient on the adapter's own connection: migrations, backups and embedders'
  * own queries go through it, on the same database (also `:memory:`) as the storage. Its
  * transactions hold a one-permit semaphore; the storage's batched writes wait for them to end.
  */
-export const makeSqliteSqlClient = (driver: SqliteDriver): Effect.Effect<Client.SqlClient, never, Scope.Scope> =>
+export const makeSqliteSqlClient = (driver: SqliteDriver, reads: ReadBatching): Effect.Effect<Client.SqlClient, never, Scope.Scope> =>
   Effect.gen(function* () {
     const rows = (sql: string, params: ReadonlyArray<unknown>) =>
       Effect.try({
         try: (): Array<SqliteRow> => {
+          reads.end()
           const stmt = driver.prepare(sql)
           const values = params.map(toSqliteValue)
           if (stmt.reader) return [...stmt.all(...values)]

@@ -31,3 +31,38 @@ export const toSqliteValue = (u: unknown): SqliteValue => {
   if (u instanceof Date) return u.toISOString()
   return JSON.stringify(u)
 }
+
+/**
+ * Reads of one turn of the event loop share one read transaction. On a file database every
+ * transaction takes and releases locks with system calls; batching the turn's reads (the key
+ * lookup and the read of one request, and those of the other requests that arrived with it)
+ * pays that once. The transaction ends before the turn is over (`setImmediate`), and before any
+ * write or any statement of the SqlClient (`end`), so writes of other processes are seen from
+ * the next turn on.
+ */
+export interface ReadBatching {
+  /** Opens the turn's read transaction if none is open. */
+  readonly ensure: () => void
+  /** Ends it now, if open. */
+  readonly end: () => void
+}
+
+export const makeReadBatching = (driver: SqliteDriver): ReadBatching => {
+  const begin = driver.prepare("BEGIN")
+  const commit = driver.prepare("COMMIT")
+  let open = false
+  const end = () => {
+    if (!open) return
+    open = false
+    if (driver.inTransaction()) commit.run()
+  }
+  return {
+    ensure: () => {
+      if (open || driver.inTransaction()) return
+      begin.run()
+      open = true
+      setImmediate(end)
+    },
+    end
+  }
+}

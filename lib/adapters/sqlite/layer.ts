@@ -6,7 +6,7 @@ import { StorageError } from "../../domain/errors.js"
 import { Storage } from "../../ports/storage.js"
 import { migrate } from "../sql/migrations/index.js"
 import { makeSqliteSqlClient } from "./client.js"
-import type { SqliteDriver } from "./driver.js"
+import { makeReadBatching, type SqliteDriver } from "./driver.js"
 import { makeSqliteStorage } from "./storage.js"
 
 /**
@@ -56,9 +56,10 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
         }),
         (d) => Effect.sync(() => d.close())
       )
-      const sql = yield* makeSqliteSqlClient(driver)
+      const reads = makeReadBatching(driver)
+      const sql = yield* makeSqliteSqlClient(driver, reads)
       yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
-      const storage = yield* makeSqliteStorage(driver, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
+      const storage = yield* makeSqliteStorage(driver, reads, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
       return Context.make(Storage, storage).pipe(Context.add(SqlClient.SqlClient, sql))
     })
   )

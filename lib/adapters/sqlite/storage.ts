@@ -6,7 +6,7 @@ import { type EventPayload, type EventRecord, recordedAt, type StoredEvent } fro
 import { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../../domain/ids.js"
 import type { ApiKeyRecord, Scope, Workspace } from "../../domain/workspace.js"
 import type { InsertResult, StorageShape } from "../../ports/storage.js"
-import type { SqliteDriver, SqliteRow, SqliteValue } from "./driver.js"
+import type { ReadBatching, SqliteDriver, SqliteRow, SqliteValue } from "./driver.js"
 
 /** Rows come from this service's own tables: columns are read by name, with their stored types. */
 const str = (row: SqliteRow, column: string): string => String(row[column])
@@ -109,10 +109,10 @@ export interface SqliteStorageOptions {
  * The SQLite adapter: prepared statements on one connection, called synchronously, and group
  * commit for writes. Concurrent writes queue up; the queue is drained in one transaction (each
  * write in a savepoint of its own, so one failing write undoes only itself), committed with one
- * fsync under `synchronous = FULL`, and only then is each caller answered. Reads run at once:
- * no transaction is ever open between two turns of the event loop, so they see committed data.
+ * fsync under `synchronous = FULL`, and only then is each caller answered. Reads run at once,
+ * those of one turn of the event loop in one read transaction (see `ReadBatching`).
  */
-export const makeSqliteStorage = (driver: SqliteDriver, options: SqliteStorageOptions = {}) =>
+export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, options: SqliteStorageOptions = {}) =>
   Effect.gen(function* () {
     const maxBatch = options.maxBatch ?? 256
     const q = driver.prepare
@@ -133,6 +133,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, options: SqliteStorageOp
     const flush = (): void => {
       scheduled = false
       if (queue.length === 0) return
+      reads.end()
       // A transaction opened through the SqlClient (an embedder's own) is still running: wait for it.
       if (driver.inTransaction()) {
         scheduled = true
@@ -179,13 +180,20 @@ export const makeSqliteStorage = (driver: SqliteDriver, options: SqliteStorageOp
         schedule()
       })
     const read = <A>(operation: string, run: () => A): Effect.Effect<A, StorageError> =>
-      Effect.try({ try: run, catch: (cause) => new StorageError({ operation, cause }) })
+      Effect.try({
+        try: () => {
+          reads.ensure()
+          return run()
+        },
+        catch: (cause) => new StorageError({ operation, cause })
+      })
 
     // Pending writes are committed before the connection closes.
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         closed = true
         while (queue.length > 0) flush()
+        reads.end()
       })
     )
 
@@ -224,6 +232,25 @@ export const makeSqliteStorage = (driver: SqliteDriver, options: SqliteStorageOp
       event: q(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = ? AND workspace_id = ?`)
     }
 
+    /**
+     * Keys by hash, kept between requests: a key is checked on every request, and its row changes
+     * rarely. The cache is dropped whenever another connection (the CLI, another process) has
+     * committed anything (`PRAGMA data_version`, read inside the turn's read transaction) and on
+     * every key write of this one, so a revocation applies from the next request on.
+     */
+    const keyCache = new Map<string, { readonly key: ApiKeyRecord; readonly workspace: Workspace }>()
+    const dataVersion = q("PRAGMA data_version")
+    let seenVersion: unknown
+    const keysChanged = () => keyCache.clear()
+    const cachedKey = (hash: string) => {
+      const version = dataVersion.get()?.data_version
+      if (version !== seenVersion) {
+        keyCache.clear()
+        seenVersion = version
+      }
+      return keyCache.get(hash)
+    }
+
     /** Records an event; its `created_at` never falls behind the workspace's previous event. */
     const insertEvent = (e: EventRecord, createdAt: string) =>
       s.insertEvent.run(e.id, e.workspace_id, e.event_type, createdAt, e.timestamp, JSON.stringify(e.payload))
@@ -249,23 +276,36 @@ export const makeSqliteStorage = (driver: SqliteDriver, options: SqliteStorageOp
       listWorkspaces: () => read("listWorkspaces", () => s.workspaces.all().map(toWorkspace)),
 
       insertApiKey: (k) =>
-        write("insertApiKey", () =>
+        write("insertApiKey", () => {
+          keysChanged()
           s.insertApiKey.run(k.id, k.workspace_id, k.hash, k.prefix, JSON.stringify(k.scopes), k.created_at, k.last_used_at, k.revoked_at)
-        ).pipe(Effect.asVoid),
+        }),
       findApiKeyByHash: (hash) =>
-        read("findApiKeyByHash", () =>
-          Option.map(Option.fromNullable(s.apiKeyByHash.get(hash)), (r) => ({
+        read("findApiKeyByHash", () => {
+          const cached = cachedKey(hash)
+          if (cached !== undefined) return Option.some(cached)
+          const r = s.apiKeyByHash.get(hash)
+          if (r === undefined) return Option.none()
+          const found = {
             key: toApiKey(r),
             workspace: { id: WorkspaceId.make(str(r, "workspace_id")), slug: str(r, "ws_slug"), name: str(r, "ws_name") }
-          }))
-        ),
+          }
+          if (keyCache.size >= 10_000) keyCache.clear()
+          keyCache.set(hash, found)
+          return Option.some(found)
+        }),
       listApiKeys: (ws) => read("listApiKeys", () => s.apiKeys.all(ws).map(toApiKey)),
       revokeApiKey: (id, at) =>
         write("revokeApiKey", () => {
+          keysChanged()
           s.revokeApiKey.run(at, id)
           return Option.map(Option.fromNullable(s.apiKey.get(id)), toApiKey)
         }),
-      touchApiKey: (id, at) => write("touchApiKey", () => void s.touchApiKey.run(at, id)),
+      touchApiKey: (id, at) =>
+        write("touchApiKey", () => {
+          keysChanged()
+          s.touchApiKey.run(at, id)
+        }),
 
       insertRawRequest: (r) => write("insertRawRequest", () => void insertRaw(r, r.result)),
       findRawRequest: (ws, id) => read("findRawRequest", () => Option.map(Option.fromNullable(s.raw.get(id, ws)), toRawRequest)),
