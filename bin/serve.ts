@@ -1,7 +1,7 @@
 import { Effect, ManagedRuntime } from "effect"
 import { createApiKey, createWorkspace, listWorkspaces } from "../lib/rules/workspaces.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
-import { log } from "../server/log.js"
+import { flushLog, log } from "../server/log.js"
 import { startServer } from "../server/server.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
 import { databaseLayer, describeDb } from "./database.js"
@@ -75,6 +75,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       // Stop accepting, let in-flight requests finish, then close the database.
       const force = setTimeout(() => {
         log("error", "shutdown timed out", {})
+        flushLog()
         process.exit(1)
       }, 9_000)
       void server
@@ -83,6 +84,7 @@ export const serve = async (p: Parsed): Promise<never> => {
         .then(() => {
           clearTimeout(force)
           log("info", "stopped", {})
+          flushLog()
           process.exit(0)
         })
     }

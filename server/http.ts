@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, type ManagedRuntime, Option, Runtime } from "effect"
 import type { Principal } from "../lib/domain/workspace.js"
 import { authenticate } from "../lib/rules/workspaces.js"
 import { routes as allRoutes } from "./api.js"
@@ -108,7 +108,7 @@ export const makeFetch = (
     return new Response(head || status === 204 ? null : JSON.stringify(body), { status, headers })
   }
 
-  return async (request: Request): Promise<Response> => {
+  return (request: Request): Response | Promise<Response> => {
     const started = performance.now()
     const incomingId = request.headers.get("x-request-id")
     const requestId = incomingId !== null && REQUEST_ID.test(incomingId) ? incomingId : randomUUID()
@@ -130,39 +130,64 @@ export const makeFetch = (
       return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config })
     })
 
-    const exit = await runtime.runPromiseExit(program)
-    const rateHeaders: Record<string, string> | undefined =
-      rate === undefined
-        ? undefined
-        : {
-            "ratelimit-limit": String(rate.limit),
-            "ratelimit-remaining": String(rate.remaining),
-            "ratelimit-reset": String(rate.resetSeconds)
-          }
-    const head = request.method === "HEAD"
-    let status: number
-    let response: Response
-    if (Exit.isSuccess(exit)) {
-      status = exit.value.status
-      response = respond(status, exit.value.body, requestId, "application/json", { ...rateHeaders, ...exit.value.headers }, head)
-    } else {
-      const failure = Cause.failureOption(exit.cause)
-      const problem: Problem = Option.isSome(failure) ? toProblem(failure.value) : internalProblem
-      if (problem.status >= 500) {
-        // The cause names the failing operation; request bodies never reach the log.
-        log("error", "request failed", { request_id: requestId, cause: Cause.pretty(exit.cause).split("\n")[0] })
+    const finish = (exit: Exit.Exit<Reply, HttpFailure>): Response => {
+      const rateHeaders: Record<string, string> | undefined =
+        rate === undefined
+          ? undefined
+          : {
+              "ratelimit-limit": String(rate.limit),
+              "ratelimit-remaining": String(rate.remaining),
+              "ratelimit-reset": String(rate.resetSeconds)
+            }
+      const head = request.method === "HEAD"
+      let status: number
+      let response: Response
+      if (Exit.isSuccess(exit)) {
+        status = exit.value.status
+        response = respond(status, exit.value.body, requestId, "application/json", { ...rateHeaders, ...exit.value.headers }, head)
+      } else {
+        const failure = Cause.failureOption(exit.cause)
+        const problem: Problem = Option.isSome(failure) ? toProblem(failure.value) : internalProblem
+        if (problem.status >= 500) {
+          // The cause names the failing operation; request bodies never reach the log.
+          log("error", "request failed", { request_id: requestId, cause: describeCause(exit.cause) })
+        }
+        status = problem.status
+        response = respond(status, problemBody(problem, requestId), requestId, "application/problem+json", { ...rateHeaders, ...problem.headers }, head)
       }
-      status = problem.status
-      response = respond(status, problemBody(problem, requestId), requestId, "application/problem+json", { ...rateHeaders, ...problem.headers }, head)
+      log("info", "request", {
+        method: request.method,
+        route: match._tag === "Found" ? match.route.path : null,
+        status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        request_id: requestId,
+        workspace_id: principal?.workspace.id ?? null
+      })
+      return response
     }
-    log("info", "request", {
-      method: request.method,
-      route: match._tag === "Found" ? match.route.path : null,
-      status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      request_id: requestId,
-      workspace_id: principal?.workspace.id ?? null
-    })
-    return response
+
+    // Most requests complete without waiting (reads, refusals): they are answered in the same
+    // call, without a promise. Those that wait (writes, body reads) go on and are awaited.
+    const exit = runtime.runSyncExit(program)
+    const pending = asyncFiber(exit)
+    return pending === undefined ? finish(exit) : runtime.runPromise(Fiber.await(pending)).then(finish)
+  }
+}
+
+/** The fiber still running when a synchronous run had to stop at an asynchronous step. */
+const asyncFiber = <A, E>(exit: Exit.Exit<A, E>): Fiber.RuntimeFiber<A, E> | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const defect = Cause.dieOption(exit.cause)
+  return Option.isSome(defect) && Runtime.isAsyncFiberException(defect.value)
+    ? (defect.value.fiber as Fiber.RuntimeFiber<A, E>)
+    : undefined
+}
+
+/** The first line of a failure's description, for the log; never throws. */
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  try {
+    return Cause.pretty(cause).split("\n")[0] ?? "unknown"
+  } catch {
+    return String(Cause.squash(cause)).split("\n")[0] ?? "unknown"
   }
 }

@@ -60,6 +60,13 @@ const toRecord = (params: URLSearchParams): Record<string, string | ReadonlyArra
 
 const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  // Without declared parameters there is nothing to check (unknown ones are ignored everywhere).
+  const ast = Schema.encodedSchema(schema).ast
+  const empty = decode({})
+  if (ast._tag === "TypeLiteral" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0 && Either.isRight(empty)) {
+    const none = Effect.succeed(empty.right)
+    return (_params: URLSearchParams): Effect.Effect<Q, InvalidQuery> => none
+  }
   return (params: URLSearchParams): Effect.Effect<Q, InvalidQuery> =>
     Either.match(decode(toRecord(params)), {
       onRight: Effect.succeed,

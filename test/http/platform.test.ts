@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { ClaimStatuses, ClaimTransitions } from "../../lib/domain/claim-status.js"
 import { createApiKey, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { routes } from "../../server/api.js"
+import { flushLog } from "../../server/log.js"
 import { validPayload } from "../support/payloads.js"
 import { capturedLogs, startTestServer, type TestServer } from "../support/server.js"
 import { type Answer, api, expectProblem, expectShape, uniqueId, unknownUuid } from "./client.js"
@@ -223,6 +224,7 @@ describe("request logs", () => {
     await send("GET", "/api/workspace", "/api/workspace", null, { key: null })
     await send("GET", "/no/such/route", null, null)
     expect(sent.map(([, res]) => res.status)).toEqual([202, 422, 200, 401, 404])
+    flushLog()
     for (const [rid, res, route, ws] of sent) {
       const lines = capturedLogs.map((l) => JSON.parse(l)).filter((l) => l.request_id === rid)
       expect(lines.length).toBe(1)

@@ -19,10 +19,11 @@ export interface TestServer {
 const quiet = process.env.ENCOUNTERD_TEST_LOGS === undefined
 /** Log lines written by in-process servers, for tests that check what is logged. */
 export const capturedLogs: Array<string> = []
-setLogSink((line) => {
-  capturedLogs.push(line)
+setLogSink((lines) => {
+  // One write may carry several lines (those of one turn of the event loop).
+  for (const line of lines.split("\n")) if (line !== "") capturedLogs.push(`${line}\n`)
   if (capturedLogs.length > 10_000) capturedLogs.splice(0, 5_000)
-  if (!quiet) process.stdout.write(line)
+  if (!quiet) process.stdout.write(lines)
 })
 
 /**
