@@ -5,7 +5,7 @@ import { Effect, type Layer, ManagedRuntime } from "effect"
 import { ClaimStatuses, isClaimStatus } from "../lib/domain/claim-status.js"
 import { Scopes, type Scope } from "../lib/domain/workspace.js"
 import { migrate } from "../lib/adapters/sql/migrations/index.js"
-import { isPostgresUrl } from "../lib/postgres.js"
+import { isPostgresUrl } from "../lib/db-url.js"
 import { changeClaimStatus } from "../lib/rules/change-claim-status.js"
 import {
   createApiKey,

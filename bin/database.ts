@@ -1,5 +1,5 @@
-import { Layer } from "effect"
-import { isPostgresUrl, postgresLayer } from "../lib/postgres.js"
+import { Effect, Layer } from "effect"
+import { isPostgresUrl } from "../lib/db-url.js"
 import { sqliteLayer } from "../lib/sqlite-bun.js"
 
 export interface DatabaseOptions {
@@ -13,7 +13,14 @@ export interface DatabaseOptions {
  */
 export const databaseLayer = (db: string, options: DatabaseOptions = {}) =>
   isPostgresUrl(db)
-    ? Layer.orDie(postgresLayer(db, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {}))
+    ? // Loaded only when asked for: the PostgreSQL client stays out of a SQLite server's start-up.
+      Layer.orDie(
+        Layer.unwrapEffect(
+          Effect.map(Effect.promise(() => import("../lib/postgres.js")), ({ postgresLayer }) =>
+            postgresLayer(db, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {})
+          )
+        )
+      )
     : Layer.orDie(sqliteLayer(db, options.synchronous !== undefined ? { synchronous: options.synchronous } : {}))
 
 /** A database name fit for logs: a PostgreSQL URL without its credentials. */

@@ -2,12 +2,12 @@ import { Layer } from "effect"
 import { type PostgresOptions, postgresStorageOn } from "./adapters/sql/postgres-setup.js"
 import { liveServices } from "./layers.js"
 
-/** True for `postgres://` and `postgresql://` URLs: how `--db` tells PostgreSQL from a SQLite file. */
-export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
+export { isPostgresUrl } from "./db-url.js"
 
 /**
- * The service on PostgreSQL (`@effect/sql-pg`): the same SQL adapter as SQLite, migrated at build
- * under an advisory lock, so that several instances may share one database. Also provides the SqlClient.
+ * The service on PostgreSQL (`@effect/sql-pg`): the SQL adapter written on `@effect/sql`'s SqlClient,
+ * migrated at build under an advisory lock, so that several instances may share one database.
+ * Also provides the SqlClient.
  */
 export const postgresLayer = (url: string, options: PostgresOptions = {}) =>
   Layer.merge(postgresStorageLayer(url, options), liveServices)

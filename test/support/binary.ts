@@ -21,7 +21,8 @@ export const ensureBinary = (): string => {
   mkdirSync(dir, { recursive: true })
   const final = join(dir, "encounterd-test")
   const partial = join(dir, `encounterd-test.${process.pid}.partial`)
-  const result = Bun.spawnSync([process.execPath, "build", "--compile", "bin/main.ts", "--outfile", partial], {
+  // The flags of `npm run build`: the suites test the binary that ships.
+  const result = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "bin/main.ts", "--outfile", partial], {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe"

@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { StorageError } from "../../domain/errors.js"
 import { Storage } from "../../ports/storage.js"
-import { migrate } from "../sql/migrations/index.js"
+import { latestMigrationId, migrate } from "../sql/migrations/index.js"
 import { makeSqliteSqlClient } from "./client.js"
 import { makeReadBatching, type SqliteDriver } from "./driver.js"
 import { makeSqliteStorage } from "./storage.js"
@@ -27,6 +27,13 @@ export interface SqliteOptions {
 export const ensureFolder = (filename: string): string => {
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
   return filename
+}
+
+/** The newest migration recorded in the database (0 for a new one). */
+const appliedMigration = (driver: SqliteDriver): number => {
+  const table = driver.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'").get()
+  if (table === undefined) return 0
+  return Number(driver.prepare("SELECT MAX(migration_id) AS id FROM effect_sql_migrations").get()?.id ?? 0)
 }
 
 /**
@@ -58,7 +65,8 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       )
       const reads = makeReadBatching(driver)
       const sql = yield* makeSqliteSqlClient(driver, reads)
-      yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
+      // A database already current (every start but the first) skips the migrator.
+      if (appliedMigration(driver) < latestMigrationId) yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
       const storage = yield* makeSqliteStorage(driver, reads, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
       return Context.make(Storage, storage).pipe(Context.add(SqlClient.SqlClient, sql))
     })

@@ -349,11 +349,12 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
             params.push(q.claim_status)
           }
           if (pos !== undefined) {
-            // Keyset condition spelled out so SQLite walks the (workspace, created_at, id) index.
+            // The bound on created_at alone lets SQLite seek in the (workspace, created_at, id)
+            // index to the position; the second condition breaks ties within one millisecond.
             where.push(
               pos.dir === "next"
-                ? "(e.created_at < ? OR (e.created_at = ? AND e.id < ?))"
-                : "(e.created_at > ? OR (e.created_at = ? AND e.id > ?))"
+                ? "e.created_at <= ? AND (e.created_at < ? OR e.id < ?)"
+                : "e.created_at >= ? AND (e.created_at > ? OR e.id > ?)"
             )
             const at = String(pos.key[0] ?? "")
             params.push(at, at, String(pos.key[1] ?? ""))

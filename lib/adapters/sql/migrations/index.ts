@@ -9,5 +9,8 @@ export const migrations = Migrator.fromRecord({
   "1_init": init
 })
 
+/** The id of the newest migration (a database that has it applied is current). */
+export const latestMigrationId = 1
+
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
