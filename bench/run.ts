@@ -1,15 +1,25 @@
 /**
- * Load benchmark: starts encounterd on a fresh database (a temp SQLite file, or a scratch
- * PostgreSQL database), seeds 1,000 encounters, runs five autocannon scenarios one after another
- * (bench/load.mjs under Node) and prints a Markdown table, also written to bench/results/latest.md.
+ * Load benchmark. On SQLite (the default) it compares three targets side by side, each on its own
+ * fresh SQLite file seeded with the same 1,000 encounters through its own API:
  *
- *   bun bench/run.ts [--binary] [--duration 10] [--connections 32] [--synchronous FULL|NORMAL]
+ *   encounterd   bun bin/main.ts serve (or dist/encounterd with --binary)
+ *   bun-ref      bun bench/reference/bun-server.ts        (synchronous NORMAL)
+ *   fastify-ref  node bench/reference/fastify-server.mjs  (synchronous NORMAL)
+ *
+ * All targets are started up front and stay up; each scenario runs on one target after another
+ * under the same load, and `--rounds R` repeats that alternation R times (the table shows each
+ * target's best round). On PostgreSQL (--postgres) only encounterd runs, with one or two instances.
+ * The load comes from wrk when it is on PATH (a Lua script per run), else from autocannon
+ * (bench/load.mjs under Node). The tables go to stdout and bench/results/latest.md.
+ *
+ *   bun bench/run.ts [--targets encounterd,bun-ref,fastify-ref] [--rounds 1] [--load wrk|autocannon]
+ *                    [--threads 2] [--binary] [--duration 10] [--connections 32] [--synchronous FULL|NORMAL]
  *                    [--postgres ADMIN_URL [--instances 1|2] [--pool-size N]]
  *
  * --postgres names a database to connect to for admin work (postgres://postgres@127.0.0.1:5432/postgres):
  * the bench creates `enc_bench_<random>` beside it, runs the server(s) there and drops it at the end.
  * --instances 2 starts a second server on that database once the first is ready; each scenario then
- * runs two autocannon loads at once, half the connections each, one per instance.
+ * runs two loads at once, half the connections each, one per instance.
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -31,15 +41,32 @@ const { values: flags } = parseArgs({
     synchronous: { type: "string" },
     postgres: { type: "string" },
     instances: { type: "string", default: "1" },
-    "pool-size": { type: "string" }
+    "pool-size": { type: "string" },
+    targets: { type: "string" },
+    rounds: { type: "string", default: "1" },
+    load: { type: "string" },
+    threads: { type: "string" }
   }
 })
+
+const TargetNames = ["encounterd", "bun-ref", "fastify-ref"] as const
+type TargetName = (typeof TargetNames)[number]
+const isTargetName = (s: string): s is TargetName => TargetNames.some((t) => t === s)
+
+/** The reference servers' entry points, relative to the repository root. */
+const referenceFiles: Record<Exclude<TargetName, "encounterd">, string> = {
+  "bun-ref": "bench/reference/bun-server.ts",
+  "fastify-ref": "bench/reference/fastify-server.mjs"
+}
+
 const duration = Number(flags.duration)
 const connections = Number(flags.connections)
 const instances = Number(flags.instances)
+const rounds = Number(flags.rounds)
 const adminUrl = flags.postgres
 const poolSize = flags["pool-size"]
 if (!(duration > 0) || !(connections > 0)) throw new Error("--duration and --connections must be positive numbers")
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer")
 if (instances !== 1 && instances !== 2) throw new Error("--instances must be 1 or 2")
 if (connections < instances) throw new Error("--connections must be at least --instances")
 if (adminUrl === undefined) {
@@ -53,17 +80,63 @@ if (adminUrl === undefined) {
   }
 }
 
+/** The targets to run, in table order (the order of TargetNames, whatever the flag's order). */
+const targetNames: readonly TargetName[] = (() => {
+  if (flags.targets === undefined) return adminUrl === undefined ? TargetNames : ["encounterd"]
+  const asked = flags.targets.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const unknown = asked.filter((s) => !isTargetName(s))
+  if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(", ")}; known: ${TargetNames.join(", ")}`)
+  const chosen = TargetNames.filter((t) => asked.includes(t))
+  if (chosen.length === 0) throw new Error("--targets names no target")
+  if (adminUrl !== undefined && (chosen.length !== 1 || chosen[0] !== "encounterd")) {
+    throw new Error("--postgres runs encounterd only: drop --targets or pass --targets encounterd")
+  }
+  return chosen
+})()
+for (const t of targetNames) {
+  if (t === "encounterd") continue
+  const file = referenceFiles[t]
+  if (!existsSync(join(root, file))) {
+    throw new Error(`target ${t} needs ${file}, which does not exist: pass --targets with the targets that can run (e.g. --targets encounterd)`)
+  }
+}
+
+type LoadTool = "wrk" | "autocannon"
+const wrkPath = Bun.which("wrk")
+const loadTool: LoadTool = (() => {
+  if (flags.load === undefined) return wrkPath !== null ? "wrk" : "autocannon"
+  if (flags.load !== "wrk" && flags.load !== "autocannon") throw new Error("--load must be wrk or autocannon")
+  if (flags.load === "wrk" && wrkPath === null) throw new Error("--load wrk: wrk is not on PATH")
+  return flags.load
+})()
+if (loadTool === "wrk" && !Number.isInteger(duration)) throw new Error("--duration must be whole seconds with wrk")
+if (flags.threads !== undefined && loadTool !== "wrk") throw new Error("--threads is a wrk setting: it needs --load wrk")
+const threads = Number(flags.threads ?? "2")
+if (!Number.isInteger(threads) || threads < 1) throw new Error("--threads must be a positive integer")
+
 const SEED = 1_000
+/** wrk's and autocannon's per-request timeout, in seconds (autocannon's default). */
+const TIMEOUT_S = 10
 const runId = Math.random().toString(36).slice(2, 8)
-const sh = (cmd: string[]): string => new TextDecoder().decode(Bun.spawnSync(cmd, { cwd: root }).stdout).trim()
+const sh = (cmd: string[]): string => {
+  const r = Bun.spawnSync(cmd, { cwd: root })
+  return new TextDecoder().decode(r.stdout.length > 0 ? r.stdout : r.stderr).trim()
+}
+
+/** Connections per instance: all of them for one, halves for two (the first takes an odd one). */
+const connectionShares = (): readonly number[] =>
+  instances === 1 ? [connections] : [Math.ceil(connections / 2), Math.floor(connections / 2)]
+if (loadTool === "wrk" && connectionShares().some((c) => c < threads)) {
+  throw new Error(`wrk needs at least as many connections as threads (${threads}) per load`)
+}
 
 // ---- database ---------------------------------------------------------------------------------
 
 interface Database {
-  /** The server's `--db` value. */
-  readonly db: string
-  /** For the machine line under the table (SQLite's is completed from the server's `listening` line). */
+  /** For the machine line under the table (SQLite's is completed from the servers' `listening` lines). */
   readonly describe: string
+  /** The `--db` value of a target. */
+  readonly dbFor: (target: TargetName) => string
   readonly drop: () => Promise<void>
 }
 
@@ -83,8 +156,9 @@ const createPgDatabase = async (url: string): Promise<Database> => {
   await adminQuery(url, `CREATE DATABASE ${name}`)
   console.error(`created database ${name}`)
   const pool = `pool size ${poolSize ?? "10 (default)"}`
+  const db = databaseUrl(url, name)
   return {
-    db: databaseUrl(url, name),
+    dbFor: () => db,
     describe:
       `PostgreSQL ${version} at ${new URL(url).host} (fresh database, dropped after); ` +
       (instances === 1 ? `1 instance, ${pool}` : `${instances} instances, ${pool} each`),
@@ -95,22 +169,31 @@ const createPgDatabase = async (url: string): Promise<Database> => {
   }
 }
 
-const sqliteDatabase = (dir: string): Database => ({ db: join(dir, "bench.sqlite"), describe: "SQLite", drop: async () => {} })
+/** One fresh SQLite file per target in the temp folder. */
+const sqliteDatabase = (dir: string): Database => ({
+  dbFor: (target) => join(dir, `${target}.sqlite`),
+  describe: "SQLite",
+  drop: async () => {}
+})
 
-// ---- server -----------------------------------------------------------------------------------
+// ---- servers ----------------------------------------------------------------------------------
 
 interface Server {
+  readonly target: TargetName
+  /** "encounterd", "encounterd instance 2", "bun-ref", ... */
+  readonly label: string
   readonly proc: Bun.Subprocess
   readonly url: string
-  /** The first-run key: printed by the first instance on an empty database only. */
+  /** encounterd: the first-run key (first instance on an empty database only); references: their key. */
   readonly key: string | undefined
   readonly pid: number
   readonly synchronous: string
   readonly logPath: string
+  readonly errPath: string
 }
 
 const binaryPath = join(root, "dist/encounterd")
-if (flags.binary && !existsSync(binaryPath)) {
+if (flags.binary && targetNames.includes("encounterd") && !existsSync(binaryPath)) {
   console.error("dist/encounterd is missing: bun run build")
   if (Bun.spawnSync([process.execPath, "run", "build"], { cwd: root, stdout: "inherit", stderr: "inherit" }).exitCode !== 0) {
     throw new Error("build failed")
@@ -123,46 +206,108 @@ const readLines = (path: string): Record<string, unknown>[] =>
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>)
 
+/** The complete JSON lines written so far (the file may end in a half-written one). */
+const completeLines = (path: string): Record<string, unknown>[] =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .slice(0, -1)
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+
+interface Ready {
+  readonly url: string
+  readonly key: string | undefined
+  readonly pid: number | undefined
+  readonly synchronous: string
+}
+
 /**
- * Starts instance `n` (1-based) and waits for its `listening` line. Instance 1 starts on an empty
- * database and must also print the first-run key; any later instance must not.
+ * Spawns a server with stdout (one log line per request, for encounterd) going to a file, so it
+ * never blocks on a full pipe, and polls that file until `ready` recognizes its start-up lines.
  */
-const startServer = async (dir: string, database: Database, n: number): Promise<Server> => {
-  const logPath = join(dir, `server-${n}.log`)
-  const errPath = join(dir, `server-${n}.err`)
-  const args = ["serve", "--port", "0", "--db", database.db, "--rate-limit", "0"]
-  if (flags.synchronous !== undefined) args.push("--synchronous", flags.synchronous)
-  if (poolSize !== undefined) args.push("--pool-size", poolSize)
-  const cmd = flags.binary ? [binaryPath, ...args] : [process.execPath, join(root, "bin/main.ts"), ...args]
-  // stdout (one log line per request) goes to a file, so the server never blocks on a full pipe.
+const spawnServer = async (
+  target: TargetName,
+  label: string,
+  cmd: string[],
+  dir: string,
+  ready: (lines: Record<string, unknown>[]) => Ready | undefined
+): Promise<Server> => {
+  const file = label.replace(/\s+/g, "-")
+  const logPath = join(dir, `${file}.log`)
+  const errPath = join(dir, `${file}.err`)
   const proc = Bun.spawn(cmd, { cwd: root, stdout: openSync(logPath, "w"), stderr: openSync(errPath, "w") })
-  const expectKey = n === 1
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`server ${n} exited ${proc.exitCode}: ${readFileSync(errPath, "utf8")}`)
-    // Only complete lines: the file may hold a half-written one.
-    const lines = readFileSync(logPath, "utf8").split("\n").slice(0, -1).filter((l) => l.startsWith("{"))
-    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
-    const first = parsed.find((l) => l.first_run === true)
-    const listening = parsed.find((l) => l.msg === "listening")
-    if (listening !== undefined && (first !== undefined || !expectKey)) {
-      if (first !== undefined && !expectKey) {
-        proc.kill("SIGKILL")
-        throw new Error(`server ${n} printed a first-run key on a database already set up`)
-      }
+    if (proc.exitCode !== null) throw new Error(`${label} exited ${proc.exitCode}: ${readFileSync(errPath, "utf8")}`)
+    let found: Ready | undefined
+    try {
+      found = ready(completeLines(logPath))
+    } catch (e) {
+      proc.kill("SIGKILL")
+      throw e
+    }
+    if (found !== undefined) {
       return {
+        target,
+        label,
         proc,
-        url: String(listening.url),
-        key: first === undefined ? undefined : String(first.key),
-        pid: Number(listening.pid ?? proc.pid),
-        synchronous: String(listening.synchronous ?? "FULL"),
-        logPath
+        url: found.url,
+        key: found.key,
+        pid: found.pid ?? proc.pid,
+        synchronous: found.synchronous,
+        logPath,
+        errPath
       }
     }
     await Bun.sleep(50)
   }
   proc.kill("SIGKILL")
-  throw new Error(`server ${n} did not print ${expectKey ? "its key and " : ""}\`listening\` within 30 s`)
+  throw new Error(`${label} did not print its start-up lines within 30 s: ${readFileSync(errPath, "utf8")}`)
+}
+
+/**
+ * Starts encounterd instance `n` (1-based) and waits for its `listening` line. Instance 1 starts on
+ * an empty database and must also print the first-run key; any later instance must not.
+ */
+const startEncounterd = (dir: string, database: Database, n: number): Promise<Server> => {
+  const args = ["serve", "--port", "0", "--db", database.dbFor("encounterd"), "--rate-limit", "0"]
+  if (flags.synchronous !== undefined) args.push("--synchronous", flags.synchronous)
+  if (poolSize !== undefined) args.push("--pool-size", poolSize)
+  const cmd = flags.binary ? [binaryPath, ...args] : [process.execPath, join(root, "bin/main.ts"), ...args]
+  const label = n === 1 ? "encounterd" : `encounterd instance ${n}`
+  const expectKey = n === 1
+  return spawnServer("encounterd", label, cmd, dir, (lines) => {
+    const first = lines.find((l) => l.first_run === true)
+    const listening = lines.find((l) => l.msg === "listening")
+    if (listening === undefined || (first === undefined && expectKey)) return undefined
+    if (first !== undefined && !expectKey) throw new Error(`${label} printed a first-run key on a database already set up`)
+    return {
+      url: String(listening.url),
+      key: first === undefined ? undefined : String(first.key),
+      pid: typeof listening.pid === "number" ? listening.pid : undefined,
+      synchronous: String(listening.synchronous ?? "FULL")
+    }
+  })
+}
+
+/** Starts a reference server: it prints one `listening` line with its URL, key, pid and synchronous setting. */
+const startReference = (dir: string, database: Database, target: Exclude<TargetName, "encounterd">): Promise<Server> => {
+  const entry = join(root, referenceFiles[target])
+  const runtime = target === "bun-ref" ? process.execPath : "node"
+  const cmd = [runtime, entry, "--port", "0", "--db", database.dbFor(target), "--synchronous", "NORMAL"]
+  return spawnServer(target, target, cmd, dir, (lines) => {
+    const listening = lines.find((l) => l.msg === "listening")
+    if (listening === undefined) return undefined
+    if (typeof listening.url !== "string" || typeof listening.key !== "string") {
+      throw new Error(`${target}: its listening line has no url or key: ${JSON.stringify(listening)}`)
+    }
+    return {
+      url: listening.url,
+      key: listening.key,
+      pid: typeof listening.pid === "number" ? listening.pid : undefined,
+      synchronous: String(listening.synchronous ?? "unknown")
+    }
+  })
 }
 
 /** Peak resident set so far (VmHWM, a high-water mark over the whole process life), in MiB. */
@@ -185,7 +330,9 @@ const seed = async (server: Server, key: string): Promise<string[]> => {
         body: JSON.stringify(validPayload(`seed-${runId}-${n}`))
       })
       const body = (await res.json()) as { encounter_id?: string }
-      if (res.status !== 202 || body.encounter_id === undefined) throw new Error(`seed ${n}: ${res.status} ${JSON.stringify(body)}`)
+      if (res.status !== 202 || body.encounter_id === undefined) {
+        throw new Error(`${server.label}: seed ${n}: ${res.status} ${JSON.stringify(body)}`)
+      }
       ids.push(body.encounter_id)
     }
   }
@@ -193,7 +340,7 @@ const seed = async (server: Server, key: string): Promise<string[]> => {
   return ids
 }
 
-// ---- scenarios --------------------------------------------------------------------------------
+// ---- load -------------------------------------------------------------------------------------
 
 interface LoadConfig {
   readonly path: string
@@ -202,7 +349,43 @@ interface LoadConfig {
   readonly uniqueBody?: { readonly template: Record<string, unknown>; readonly prefix: string }
 }
 
+/** One load process's figures, whichever tool made them. */
 interface LoadResult {
+  readonly reqPerSec: number
+  readonly total: number
+  /** Milliseconds. */
+  readonly p50: number
+  readonly p99: number
+  /** autocannon: every answer outside 2xx; wrk: 4xx and 5xx (its `errors.status`). */
+  readonly non2xx: number
+  /** Socket errors (connect, read, write). */
+  readonly errors: number
+  readonly timeouts: number
+  /** Answers per status code (autocannon only: wrk does not count them without a per-response hook). */
+  readonly statusCodes: Readonly<Record<string, number>> | undefined
+}
+
+/** Load processes still running, for the cleanup after Ctrl-C. */
+const loads = new Set<Bun.Subprocess>()
+
+const spawnLoad = async (cmd: string[], input: string | undefined, what: string): Promise<string> => {
+  const proc = Bun.spawn(cmd, { cwd: root, stdin: input === undefined ? "ignore" : "pipe", stdout: "pipe", stderr: "inherit" })
+  loads.add(proc)
+  try {
+    if (input !== undefined && proc.stdin !== undefined) {
+      proc.stdin.write(input)
+      await proc.stdin.end()
+    }
+    const out = await new Response(proc.stdout).text()
+    const code = await proc.exited
+    if (code !== 0) throw new Error(`${what} exited ${code}: ${out}`)
+    return out
+  } finally {
+    loads.delete(proc)
+  }
+}
+
+interface AutocannonResult {
   readonly requests: { readonly mean: number; readonly total: number }
   readonly latency: { readonly p50: number; readonly p99: number }
   readonly non2xx: number
@@ -211,13 +394,9 @@ interface LoadResult {
   readonly statusCodeStats: Record<string, { readonly count: number }>
 }
 
-/** autocannon processes still running, for the cleanup after Ctrl-C. */
-const loads = new Set<Bun.Subprocess>()
-
-/** One autocannon process against one instance, with `conns` connections. */
-const runLoad = async (server: Server, key: string, scenario: LoadConfig, conns: number): Promise<LoadResult> => {
+const runAutocannon = async (url: string, key: string, scenario: LoadConfig, conns: number): Promise<LoadResult> => {
   const config = {
-    url: `${server.url}${scenario.path}`,
+    url: `${url}${scenario.path}`,
     connections: conns,
     duration,
     method: scenario.method ?? "GET",
@@ -225,22 +404,113 @@ const runLoad = async (server: Server, key: string, scenario: LoadConfig, conns:
     ...(scenario.body !== undefined ? { body: scenario.body } : {}),
     ...(scenario.uniqueBody !== undefined ? { uniqueBody: scenario.uniqueBody } : {})
   }
-  const proc = Bun.spawn(["node", join(root, "bench/load.mjs")], { cwd: root, stdin: "pipe", stdout: "pipe", stderr: "inherit" })
-  loads.add(proc)
-  try {
-    proc.stdin.write(JSON.stringify(config))
-    await proc.stdin.end()
-    const out = await new Response(proc.stdout).text()
-    if ((await proc.exited) !== 0) throw new Error(`load.mjs failed for ${scenario.path}`)
-    return JSON.parse(out) as LoadResult
-  } finally {
-    loads.delete(proc)
+  const out = await spawnLoad(["node", join(root, "bench/load.mjs")], JSON.stringify(config), `load.mjs for ${scenario.path}`)
+  const r = JSON.parse(out) as AutocannonResult
+  return {
+    reqPerSec: r.requests.mean,
+    total: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, { count }]) => [code, count]))
   }
 }
 
-/** The loads of one scenario, one per instance, run at the same time and read as one. */
+/** A Lua string literal holding `s` as is: a long bracket whose level does not occur in `s`. */
+const luaLong = (s: string): string => {
+  let eq = ""
+  while (s.includes(`]${eq}]`)) eq += "="
+  return `[${eq}[${s}]${eq}]`
+}
+const luaQuoted = (s: string): string => JSON.stringify(s)
+
+const EXTERNAL_ID_MARK = "\u0000external_id\u0000"
+
+/**
+ * The wrk script of one run: method, headers and a fixed body set once (wrk then reuses one built
+ * request), or, for unique creates, a `request` function that concatenates the body around a
+ * per-thread `external_id` (prefix, thread number, counter). `done` prints one JSON line.
+ */
+const wrkScript = (key: string, scenario: LoadConfig): string => {
+  const lines = [
+    `wrk.method = ${luaQuoted(scenario.method ?? "GET")}`,
+    `wrk.headers["Authorization"] = ${luaQuoted(`Bearer ${key}`)}`,
+    `wrk.headers["Content-Type"] = "application/json"`
+  ]
+  if (scenario.body !== undefined) lines.push(`wrk.body = ${luaLong(scenario.body)}`)
+  if (scenario.uniqueBody !== undefined) {
+    const json = JSON.stringify({ ...scenario.uniqueBody.template, external_id: EXTERNAL_ID_MARK })
+    const [head, tail] = json.split(JSON.stringify(EXTERNAL_ID_MARK))
+    if (head === undefined || tail === undefined) throw new Error("unique body template without its external_id")
+    lines.push(
+      `local head = ${luaLong(`${head}"`)}`,
+      `local tail = ${luaLong(`"${tail}`)}`,
+      `local prefix = ${luaQuoted(scenario.uniqueBody.prefix)}`,
+      "local threads = 0",
+      "function setup(thread)",
+      "  threads = threads + 1",
+      '  thread:set("tid", threads)',
+      "end",
+      "local tag = prefix",
+      "local counter = 0",
+      "function init(args)",
+      '  tag = prefix .. "-t" .. tostring(tid) .. "-"',
+      "end",
+      "function request()",
+      "  counter = counter + 1",
+      "  return wrk.format(nil, nil, nil, head .. tag .. counter .. tail)",
+      "end"
+    )
+  }
+  lines.push(
+    "function done(summary, latency, requests)",
+    "  local e = summary.errors",
+    "  local seconds = summary.duration / 1e6",
+    "  io.write(string.format(",
+    `    '{"requests":%d,"duration_s":%.6f,"req_per_sec":%.3f,"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d},"non2xx":%d,"p50_ms":%.3f,"p99_ms":%.3f}\\n',`,
+    "    summary.requests, seconds, summary.requests / seconds, e.connect, e.read, e.write, e.timeout, e.status, e.status,",
+    "    latency:percentile(50) / 1000, latency:percentile(99) / 1000))",
+    "end"
+  )
+  return `${lines.join("\n")}\n`
+}
+
+interface WrkSummary {
+  readonly requests: number
+  readonly duration_s: number
+  readonly req_per_sec: number
+  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly timeout: number; readonly status: number }
+  readonly non2xx: number
+  readonly p50_ms: number
+  readonly p99_ms: number
+}
+
+let scriptCount = 0
+const runWrk = async (dir: string, url: string, key: string, scenario: LoadConfig, conns: number): Promise<LoadResult> => {
+  const script = join(dir, `wrk-${++scriptCount}.lua`)
+  writeFileSync(script, wrkScript(key, scenario))
+  const cmd = [wrkPath ?? "wrk", `-t${threads}`, `-c${conns}`, `-d${duration}s`, "--timeout", `${TIMEOUT_S}s`, "--latency", "-s", script, `${url}${scenario.path}`]
+  const out = await spawnLoad(cmd, undefined, `wrk for ${scenario.path}`)
+  const line = out.split("\n").filter((l) => l.startsWith("{")).at(-1)
+  if (line === undefined) throw new Error(`wrk printed no summary line for ${scenario.path}:\n${out}`)
+  const s = JSON.parse(line) as WrkSummary
+  return {
+    reqPerSec: s.req_per_sec,
+    total: s.requests,
+    p50: s.p50_ms,
+    p99: s.p99_ms,
+    non2xx: s.non2xx,
+    errors: s.errors.connect + s.errors.read + s.errors.write,
+    timeouts: s.errors.timeout,
+    statusCodes: undefined
+  }
+}
+
+/** The loads of one run, one per instance, run at the same time and read as one. */
 interface Combined {
-  /** Sum of the loads' mean req/s. */
+  /** Sum of the loads' req/s. */
   readonly reqPerSec: number
   readonly perInstance: readonly number[]
   readonly total: number
@@ -250,21 +520,23 @@ interface Combined {
   readonly non2xx: number
   readonly errors: number
   readonly timeouts: number
-  readonly statusCodes: Readonly<Record<string, number>>
+  readonly statusCodes: Readonly<Record<string, number>> | undefined
 }
 
 const combine = (results: readonly LoadResult[]): Combined => {
   const sum = (f: (r: LoadResult) => number) => results.reduce((acc, r) => acc + f(r), 0)
-  const statusCodes: Record<string, number> = {}
+  let statusCodes: Record<string, number> | undefined
   for (const r of results) {
-    for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = (statusCodes[code] ?? 0) + count
+    if (r.statusCodes === undefined) continue
+    statusCodes ??= {}
+    for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count
   }
   return {
-    reqPerSec: sum((r) => r.requests.mean),
-    perInstance: results.map((r) => r.requests.mean),
-    total: sum((r) => r.requests.total),
-    p50: Math.max(...results.map((r) => r.latency.p50)),
-    p99: Math.max(...results.map((r) => r.latency.p99)),
+    reqPerSec: sum((r) => r.reqPerSec),
+    perInstance: results.map((r) => r.reqPerSec),
+    total: sum((r) => r.total),
+    p50: Math.max(...results.map((r) => r.p50)),
+    p99: Math.max(...results.map((r) => r.p99)),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
@@ -272,29 +544,96 @@ const combine = (results: readonly LoadResult[]): Combined => {
   }
 }
 
-/** Connections per instance: all of them for one, halves for two (the first takes an odd one). */
-const connectionShares = (): readonly number[] =>
-  instances === 1 ? [connections] : [Math.ceil(connections / 2), Math.floor(connections / 2)]
+// ---- scenarios --------------------------------------------------------------------------------
+
+interface Target {
+  readonly name: TargetName
+  /** One server, or two encounterd instances on one PostgreSQL database. */
+  readonly servers: readonly Server[]
+  readonly key: string
+  /** Seeded encounter ids. */
+  readonly ids: readonly string[]
+}
+
+interface Scenario {
+  readonly name: string
+  readonly unique: boolean
+  readonly config: (target: Target, round: number) => LoadConfig
+}
+
+const scenarios: readonly Scenario[] = [
+  {
+    name: "create (unique)",
+    unique: true,
+    // A prefix per round: a later round on the same database must not replay an earlier one.
+    config: (_t, round) => ({
+      path: "/api/encounters",
+      method: "POST",
+      uniqueBody: { template: validPayload("x"), prefix: `load-${runId}-r${round + 1}` }
+    })
+  },
+  {
+    name: "create (replay)",
+    unique: false,
+    config: () => ({ path: "/api/encounters", method: "POST", body: JSON.stringify(validPayload(`seed-${runId}-0`)) })
+  },
+  { name: "list page (100)", unique: false, config: () => ({ path: "/api/encounters?limit=100" }) },
+  { name: "one read", unique: false, config: (t) => ({ path: `/api/encounters/${t.ids[0] ?? ""}` }) },
+  { name: "event poll (100)", unique: false, config: () => ({ path: "/api/encounters/compat-version/events?limit=100" }) }
+]
 
 /**
- * A scenario as sent to instance `i`: unique creates get a prefix per instance, so the two loads
+ * A scenario as sent to instance `i`: unique creates get a prefix per instance, so two loads
  * never send the same `external_id` (which would turn creates into replays).
  */
-const forInstance = (scenario: LoadConfig, i: number): LoadConfig =>
-  scenario.uniqueBody === undefined || instances === 1
+const forInstance = (scenario: LoadConfig, i: number, of: number): LoadConfig =>
+  scenario.uniqueBody === undefined || of === 1
     ? scenario
     : { ...scenario, uniqueBody: { ...scenario.uniqueBody, prefix: `${scenario.uniqueBody.prefix}-i${i + 1}` } }
 
-interface Row {
-  readonly name: string
-  readonly result: Combined
-  /** The highest peak RSS among the instances. */
-  readonly rss: number
+/** One run of a scenario on one target: a load per instance, all at once. */
+const runOnce = async (dir: string, target: Target, config: LoadConfig): Promise<Combined> => {
+  const shares = connectionShares()
+  const of = target.servers.length
+  const results = await Promise.all(
+    target.servers.map((server, i) => {
+      const c = forInstance(config, i, of)
+      const conns = of === 1 ? connections : (shares[i] ?? 0)
+      return loadTool === "wrk" ? runWrk(dir, server.url, target.key, c, conns) : runAutocannon(server.url, target.key, c, conns)
+    })
+  )
+  return combine(results)
 }
+
+/** After a run: every server of the target still runs and answers an authenticated read. */
+const checkAlive = async (target: Target, after: string): Promise<void> => {
+  for (const server of target.servers) {
+    if (server.proc.exitCode !== null) throw new Error(`${server.label} exited ${server.proc.exitCode} during ${after}`)
+    const res = await fetch(`${server.url}/api/encounters?limit=1`, { headers: { authorization: `Bearer ${target.key}` } })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`${server.label} answered ${res.status} to a list read after ${after}`)
+  }
+}
+
+interface Cell {
+  /** Every round's run, in round order. */
+  readonly runs: Combined[]
+  /** The target's highest instance VmHWM read after its run, per round. */
+  readonly rss: number[]
+}
+
+const best = (cell: Cell): Combined => {
+  const [first, ...rest] = cell.runs
+  if (first === undefined) throw new Error("a cell without runs")
+  return rest.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a), first)
+}
+
+// ---- report -----------------------------------------------------------------------------------
 
 const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
-const table = (rows: readonly Row[]): string =>
+/** The PostgreSQL table: encounterd alone, one or two instances, as before the side-by-side mode. */
+const singleTable = (rows: ReadonlyArray<{ name: string; result: Combined; rss: number }>): string =>
   [
     instances === 1
       ? "| scenario | req/s | p50 ms | p99 ms | non-2xx | errors / timeouts | peak RSS MiB |"
@@ -306,18 +645,100 @@ const table = (rows: readonly Row[]): string =>
     )
   ].join("\n")
 
-/** Counts of 5xx answers and error-level lines in the server's request log. */
+/** The side-by-side table: best req/s of each target, encounterd's latency, encounterd ÷ fastify-ref. */
+const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>): string => {
+  const withEnc = targetNames.includes("encounterd")
+  const withRatio = withEnc && targetNames.includes("fastify-ref")
+  const of = rounds === 1 ? "" : ` (best of ${rounds})`
+  const header = [
+    "scenario",
+    ...targetNames.map((t) => `${t} req/s${of}`),
+    ...(withEnc ? ["encounterd p50 ms", "encounterd p99 ms"] : []),
+    ...(withRatio ? ["encounterd ÷ fastify-ref"] : []),
+    "non-2xx / errors / timeouts (all runs)"
+  ]
+  const lines = [`| ${header.join(" | ")} |`, `|---|${header.slice(1).map(() => "---:").join("|")}|`]
+  for (const s of scenarios) {
+    const row = cells.get(s.name)
+    if (row === undefined) continue
+    const bestOf = (t: TargetName) => {
+      const cell = row.get(t)
+      return cell === undefined ? undefined : best(cell)
+    }
+    const enc = bestOf("encounterd")
+    const fastify = bestOf("fastify-ref")
+    const all = [...row.values()].flatMap((c) => c.runs)
+    const sum = (f: (r: Combined) => number) => all.reduce((acc, r) => acc + f(r), 0)
+    const values = [
+      s.name,
+      ...targetNames.map((t) => fmt(bestOf(t)?.reqPerSec ?? Number.NaN, 0)),
+      ...(withEnc && enc !== undefined ? [fmt(enc.p50, 1), fmt(enc.p99, 1)] : []),
+      ...(withRatio && enc !== undefined && fastify !== undefined ? [fmt(enc.reqPerSec / fastify.reqPerSec, 2)] : []),
+      `${sum((r) => r.non2xx)} / ${sum((r) => r.errors)} / ${sum((r) => r.timeouts)}`
+    ]
+    lines.push(`| ${values.join(" | ")} |`)
+  }
+  return lines.join("\n")
+}
+
+const rssTable = (afterCreate: ReadonlyMap<TargetName, number>, overall: ReadonlyMap<TargetName, number>): string =>
+  [
+    "| target | peak RSS MiB after create (unique) | peak RSS MiB overall |",
+    "|---|---:|---:|",
+    ...targetNames.map((t) => `| ${t} | ${fmt(afterCreate.get(t) ?? Number.NaN)} | ${fmt(overall.get(t) ?? Number.NaN)} |`)
+  ].join("\n")
+
+/** One status line per scenario: each target's rounds, requests, latency and answers. */
+const statusLine = (name: string, row: ReadonlyMap<TargetName, Cell>): string => {
+  const parts = targetNames.flatMap((t) => {
+    const cell = row.get(t)
+    if (cell === undefined) return []
+    const b = best(cell)
+    const roundsText = cell.runs.length === 1 ? "" : ` (rounds: ${cell.runs.map((r) => fmt(r.reqPerSec, 0)).join(", ")})`
+    const requests = cell.runs.reduce((acc, r) => acc + r.total, 0)
+    const codes = new Map<string, number>()
+    for (const r of cell.runs) for (const [c, n] of Object.entries(r.statusCodes ?? {})) codes.set(c, (codes.get(c) ?? 0) + n)
+    const statuses = codes.size === 0 ? "" : `; status ${[...codes].map(([c, n]) => `${c}×${n}`).join(", ")}`
+    const split = b.perInstance.length === 1 ? "" : `; req/s per instance ${b.perInstance.map((x) => fmt(x, 0)).join(" + ")}`
+    return [
+      `${t} ${fmt(b.reqPerSec, 0)} req/s${roundsText}, p50 ${fmt(b.p50, 1)} / p99 ${fmt(b.p99, 1)} ms, ${requests} requests${statuses}${split}`
+    ]
+  })
+  return `- ${name}: ${parts.join("; ")}`
+}
+
+/** Counts of 5xx answers, error-level lines and answers by method and status in encounterd's request log. */
 const serverLogSummary = (logPath: string): string => {
   const lines = readLines(logPath)
   const fivexx = lines.filter((l) => typeof l.status === "number" && l.status >= 500).length
   const errors = lines.filter((l) => l.level === "error").length
-  return `server log: ${lines.length} lines, ${fivexx} with status >= 500, ${errors} at level error`
+  const statuses = new Map<string, number>()
+  for (const l of lines) {
+    if (l.msg !== "request") continue
+    const k = `${String(l.method)} ${String(l.status)}`
+    statuses.set(k, (statuses.get(k) ?? 0) + 1)
+  }
+  const tally = [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}×${n}`).join(", ")
+  return `server log: ${lines.length} lines, ${fivexx} with status >= 500, ${errors} at level error; requests ${tally}`
 }
 
 /** SIGTERM, then the exit code (or "timeout" after 15 s). */
 const stop = async (server: Server): Promise<number | "timeout"> => {
   server.proc.kill("SIGTERM")
   return Promise.race([server.proc.exited, Bun.sleep(15_000).then(() => "timeout" as const)])
+}
+
+const describeLoad = (): string => {
+  const shares = connectionShares()
+  const conns =
+    instances === 1
+      ? `${connections} connections`
+      : `${connections} connections as two load processes of ${shares.join(" + ")}, one per instance, run together`
+  if (loadTool === "wrk") {
+    const version = /wrk\s+(\S+)/.exec(sh([wrkPath ?? "wrk", "-v"]))?.[1] ?? "unknown version"
+    return `load: wrk ${version}, ${threads} threads per process, ${conns}, ${TIMEOUT_S} s timeout`
+  }
+  return `load: autocannon under node ${sh(["node", "--version"])}, ${conns}, ${TIMEOUT_S} s timeout`
 }
 
 const main = async () => {
@@ -339,71 +760,143 @@ const main = async () => {
   process.once("SIGTERM", interrupted)
 
   try {
-    servers.push(await startServer(dir, database, 1))
-    const key = servers[0]?.key
-    if (key === undefined) throw new Error("the first instance printed no key")
-    for (let n = 2; n <= instances; n++) servers.push(await startServer(dir, database, n))
-    const [first] = servers
-    if (first === undefined) throw new Error("no server")
-
-    const ids = await seed(first, key)
-    console.error(`seeded ${ids.length} encounters on ${servers.map((s) => `${s.url} (pid ${s.pid})`).join(" and ")}`)
-    const scenarios: ReadonlyArray<LoadConfig & { readonly name: string }> = [
-      { name: "create (unique)", path: "/api/encounters", method: "POST", uniqueBody: { template: validPayload("x"), prefix: `load-${runId}` } },
-      { name: "create (replay)", path: "/api/encounters", method: "POST", body: JSON.stringify(validPayload(`seed-${runId}-0`)) },
-      { name: "list page (100)", path: "/api/encounters?limit=100" },
-      { name: "one read", path: `/api/encounters/${ids[0] ?? ""}` },
-      { name: "event poll (100)", path: "/api/encounters/compat-version/events?limit=100" }
-    ]
-    const shares = connectionShares()
-    const rows: Row[] = []
-    // The kernel's VmHWM may read a little lower than a transient peak read earlier: keep the highest seen.
-    const peaks = servers.map(() => 0)
-    for (const s of scenarios) {
-      console.error(`running ${s.name} for ${duration} s with ${shares.join(" + ")} connections...`)
-      const results = await Promise.all(servers.map((server, i) => runLoad(server, key, forInstance(s, i), shares[i] ?? 0)))
-      for (const [i, server] of servers.entries()) peaks[i] = Math.max(peaks[i] ?? 0, peakRssMiB(server.pid))
-      rows.push({ name: s.name, result: combine(results), rss: Math.max(...peaks) })
+    // All targets start up front and stay up: the idle ones wait while another is loaded.
+    const started: Array<{ name: TargetName; servers: Server[]; key: string }> = []
+    for (const name of targetNames) {
+      if (name === "encounterd") {
+        const first = await startEncounterd(dir, database, 1)
+        servers.push(first)
+        if (first.key === undefined) throw new Error("encounterd printed no first-run key")
+        const group = [first]
+        for (let n = 2; n <= instances; n++) {
+          const next = await startEncounterd(dir, database, n)
+          servers.push(next)
+          group.push(next)
+        }
+        started.push({ name, servers: group, key: first.key })
+      } else {
+        const server = await startReference(dir, database, name)
+        servers.push(server)
+        started.push({ name, servers: [server], key: server.key ?? "" })
+      }
+    }
+    const targets: Target[] = []
+    for (const t of started) {
+      const [first] = t.servers
+      if (first === undefined) throw new Error(`${t.name}: no server`)
+      const ids = await seed(first, t.key)
+      console.error(`${t.name}: seeded ${ids.length} encounters on ${t.servers.map((s) => `${s.url} (pid ${s.pid})`).join(" and ")}`)
+      targets.push({ ...t, ids })
     }
 
+    // The kernel's VmHWM may read a little lower than a transient peak read earlier: keep the highest seen.
+    const peaks = new Map<Server, number>(servers.map((s) => [s, 0]))
+    const readPeak = (target: Target): number => {
+      for (const s of target.servers) peaks.set(s, Math.max(peaks.get(s) ?? 0, peakRssMiB(s.pid)))
+      return Math.max(...target.servers.map((s) => peaks.get(s) ?? 0))
+    }
+    const cells = new Map<string, Map<TargetName, Cell>>()
+    const afterCreate = new Map<TargetName, number>()
+    for (const s of scenarios) {
+      const row = new Map<TargetName, Cell>(targets.map((t) => [t.name, { runs: [], rss: [] }]))
+      cells.set(s.name, row)
+      for (let round = 0; round < rounds; round++) {
+        // Each round starts one target further along, so no target always runs first.
+        const order = targets.map((_, i) => targets[(i + round) % targets.length]).filter((t) => t !== undefined)
+        for (const target of order) {
+          const shares = target.servers.length === 1 ? [connections] : connectionShares()
+          console.error(
+            `${s.name}: ${target.name}${rounds === 1 ? "" : `, round ${round + 1}/${rounds}`}, ${duration} s with ${shares.join(" + ")} connections (${loadTool})...`
+          )
+          const result = await runOnce(dir, target, s.config(target, round))
+          const cell = row.get(target.name)
+          cell?.runs.push(result)
+          if (s.unique) await checkAlive(target, s.name)
+          else for (const server of target.servers) if (server.proc.exitCode !== null) throw new Error(`${server.label} exited during ${s.name}`)
+          cell?.rss.push(readPeak(target))
+          if (result.non2xx > 0) console.error(`${target.name}: ${result.non2xx} answers outside 2xx in ${s.name}`)
+          await Bun.sleep(500)
+        }
+      }
+      if (s.unique) for (const t of targets) afterCreate.set(t.name, readPeak(t))
+    }
+    const overall = new Map<TargetName, number>(targets.map((t) => [t.name, readPeak(t)]))
+
     const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU"
-    const db = adminUrl === undefined ? `SQLite synchronous=${first.synchronous}` : database.describe
-    const load =
-      instances === 1
-        ? `${connections} connections`
-        : `${connections} connections as two autocannon processes of ${shares.join(" + ")}, one per instance, run together`
+    const encounterd = targets.find((t) => t.name === "encounterd")
+    const sync = targets.map((t) => `${t.name} ${t.servers[0]?.synchronous ?? "?"}`).join(", ")
+    const db = adminUrl === undefined ? `SQLite, one fresh file per target, synchronous: ${sync}` : database.describe
+    const from =
+      encounterd === undefined ? "" : `encounterd from ${flags.binary ? "binary (dist/encounterd)" : "source (bun bin/main.ts)"}; `
     const machine =
-      `Machine: ${cpu}, ${cpus().length} cores; bun ${sh([process.execPath, "--version"])}; node ${sh(["node", "--version"])} (autocannon); ` +
-      `${db}; server from ${flags.binary ? "binary (dist/encounterd)" : "source (bun bin/main.ts)"}; ` +
-      `${load}, ${duration} s per scenario, ${SEED} seeded encounters.`
-    const notes = [
-      "Peak RSS is VmHWM from /proc/<pid>/status after the scenario (the highest read so far): the process's peak so far, never lower than the row above.",
-      ...(instances === 1
-        ? []
-        : [
-            "Two instances: req/s is the sum of the two loads' means; p50 and p99 are the worse of the two loads'; " +
-              "non-2xx, errors and timeouts are summed; peak RSS is the higher of the two instances'."
-          ])
-    ]
-    const codes = rows.map(({ name, result: r }) => {
-      const statuses = Object.entries(r.statusCodes).map(([c, count]) => `${c}×${count}`).join(", ")
-      const split = instances === 1 ? "" : ` (req/s per instance: ${r.perInstance.map((x) => fmt(x, 0)).join(" + ")})`
-      return `- ${name}: ${r.total} requests; status ${statuses}${split}`
+      `Machine: ${cpu}, ${cpus().length} cores; bun ${sh([process.execPath, "--version"])}; node ${sh(["node", "--version"])}; ` +
+      `${db}; ${from}${describeLoad()}; ${duration} s per run, ${rounds} round${rounds === 1 ? "" : "s"}; ${SEED} seeded encounters per target.`
+
+    let tables: string
+    const notes: string[] = []
+    if (adminUrl !== undefined) {
+      const rows = scenarios.flatMap((s) => {
+        const cell = cells.get(s.name)?.get("encounterd")
+        return cell === undefined ? [] : [{ name: s.name, result: best(cell), rss: Math.max(...cell.rss) }]
+      })
+      tables = singleTable(rows)
+      notes.push(
+        "Peak RSS is VmHWM from /proc/<pid>/status after the scenario (the highest read so far): the process's peak so far, never lower than the row above."
+      )
+      if (instances === 2) {
+        notes.push(
+          "Two instances: req/s is the sum of the two loads'; p50 and p99 are the worse of the two loads'; " +
+            "non-2xx, errors and timeouts are summed; peak RSS is the higher of the two instances'."
+        )
+      }
+    } else {
+      tables = `${sideBySideTable(cells)}\n\n${rssTable(afterCreate, overall)}`
+      notes.push(
+        rounds === 1
+          ? "req/s: one run per target and scenario, the targets one after another under the same load."
+          : `req/s: the best of ${rounds} rounds per target (each round runs the targets one after another, starting one target further along each time); p50/p99 are from that best run.`
+      )
+      if (targetNames.includes("encounterd") && targetNames.includes("fastify-ref")) {
+        notes.push("encounterd ÷ fastify-ref: encounterd's req/s over fastify-ref's; ≥ 1.00 means at or above Fastify.")
+      }
+      notes.push(
+        "Peak RSS is VmHWM from /proc/<pid>/status (the process's high-water mark since start, seeding included): " +
+          "read right after the create (unique) runs, and after the last scenario."
+      )
+    }
+    notes.push(
+      loadTool === "wrk"
+        ? "wrk: req/s is requests ÷ run time; non-2xx counts the 4xx and 5xx answers (wrk's errors.status); latencies are wrk's percentiles."
+        : "autocannon: req/s is the mean of per-second request counts; non-2xx counts every answer outside 2xx."
+    )
+    const statusLines = scenarios.flatMap((s) => {
+      const row = cells.get(s.name)
+      return row === undefined ? [] : [statusLine(s.name, row)]
     })
-    const markdown = [table(rows), "", machine, "", ...notes, "", ...codes].join("\n")
+    const markdown = [tables, "", machine, "", ...notes, "", ...statusLines].join("\n")
 
     const exits = await Promise.all(servers.map(stop))
     const shutdown = servers.map((server, i) => {
       const code = exits[i]
-      const name = instances === 1 ? "server" : `instance ${i + 1}`
-      const exit = code === 0 ? `SIGTERM: ${name} exited 0` : `SIGTERM: ${name} exit ${code} (expected 0)`
-      return `${exit}; ${serverLogSummary(server.logPath)}`
+      const exit = code === 0 ? `SIGTERM: ${server.label} exited 0` : `SIGTERM: ${server.label} exit ${code} (expected 0)`
+      return server.target === "encounterd" ? `${exit}; ${serverLogSummary(server.logPath)}` : exit
     })
     const report = `${markdown}\n\n${shutdown.join("\n")}\n`
     console.log(report)
     mkdirSync(join(root, "bench/results"), { recursive: true })
     writeFileSync(join(root, "bench/results/latest.md"), report)
-    if (exits.some((code) => code !== 0)) process.exitCode = 1
+
+    const failures = [
+      ...[...cells].flatMap(([name, row]) =>
+        [...row].flatMap(([t, cell]) => {
+          const n = cell.runs.reduce((acc, r) => acc + r.non2xx, 0)
+          return n > 0 ? [`${t} answered ${n} requests outside 2xx in ${name}`] : []
+        })
+      ),
+      ...servers.flatMap((s, i) => (exits[i] === 0 ? [] : [`${s.label} did not exit 0 on SIGTERM (${exits[i]})`]))
+    ]
+    for (const f of failures) console.error(`FAILED: ${f}`)
+    if (failures.length > 0) process.exitCode = 1
   } finally {
     await cleanup()
   }

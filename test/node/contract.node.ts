@@ -1,5 +1,5 @@
 /**
- * The storage contract under Node with better-sqlite3 (`@effect/sql-sqlite-node`). Bundled for
+ * The storage contract under Node with better-sqlite3 (the adapter's Node driver). Bundled for
  * Node by `test/contract/node.test.ts` and run with `node --test`.
  */
 import { mkdtempSync } from "node:fs"

@@ -17,11 +17,11 @@ const nullableStr = (row: SqliteRow, column: string): string | null => {
 /** JSON columns hold what this service wrote itself, validated on the way in. */
 const json = <A>(row: SqliteRow, column: string): A => JSON.parse(String(row[column])) as A
 
-const toWorkspace = (r: SqliteRow): Workspace => ({ id: WorkspaceId.make(str(r, "id")), slug: str(r, "slug"), name: str(r, "name") })
+const toWorkspace = (r: SqliteRow): Workspace => ({ id: WorkspaceId.make(str(r, "id"), true), slug: str(r, "slug"), name: str(r, "name") })
 
 const toApiKey = (r: SqliteRow): ApiKeyRecord => ({
-  id: ApiKeyId.make(str(r, "id")),
-  workspace_id: WorkspaceId.make(str(r, "workspace_id")),
+  id: ApiKeyId.make(str(r, "id"), true),
+  workspace_id: WorkspaceId.make(str(r, "workspace_id"), true),
   hash: str(r, "hash"),
   prefix: str(r, "prefix"),
   scopes: json<ReadonlyArray<Scope>>(r, "scopes"),
@@ -31,8 +31,8 @@ const toApiKey = (r: SqliteRow): ApiKeyRecord => ({
 })
 
 const toEncounterWithClaim = (r: SqliteRow): EncounterWithClaim => {
-  const id = EncounterId.make(str(r, "id"))
-  const workspace_id = WorkspaceId.make(str(r, "workspace_id"))
+  const id = EncounterId.make(str(r, "id"), true)
+  const workspace_id = WorkspaceId.make(str(r, "workspace_id"), true)
   return {
     encounter: {
       id,
@@ -41,13 +41,13 @@ const toEncounterWithClaim = (r: SqliteRow): EncounterWithClaim => {
       created_at: str(r, "created_at"),
       source: str(r, "source"),
       payload: json<EncounterCreate>(r, "payload"),
-      latest_claim_id: ClaimId.make(str(r, "latest_claim_id")),
+      latest_claim_id: ClaimId.make(str(r, "latest_claim_id"), true),
       initial_claim_status: str(r, "initial_claim_status"),
       initial_patient_control_number: str(r, "initial_patient_control_number"),
       last_event_at: str(r, "last_event_at")
     },
     claim: {
-      id: ClaimId.make(str(r, "c_id")),
+      id: ClaimId.make(str(r, "c_id"), true),
       workspace_id,
       encounter_id: id,
       created_at: str(r, "c_created_at"),
@@ -60,8 +60,8 @@ const toEncounterWithClaim = (r: SqliteRow): EncounterWithClaim => {
 
 const toStoredEvent = (r: SqliteRow): StoredEvent => ({
   seq: Number(r.seq),
-  id: EventId.make(str(r, "id")),
-  workspace_id: WorkspaceId.make(str(r, "workspace_id")),
+  id: EventId.make(str(r, "id"), true),
+  workspace_id: WorkspaceId.make(str(r, "workspace_id"), true),
   event_type: str(r, "event_type") as StoredEvent["event_type"],
   created_at: str(r, "created_at"),
   timestamp: str(r, "timestamp"),
@@ -72,8 +72,8 @@ const toRawRequest = (r: SqliteRow): StoredRawRequest => {
   const body = r.body
   const result = nullableStr(r, "result")
   return {
-    id: RawRequestId.make(str(r, "id")),
-    workspace_id: WorkspaceId.make(str(r, "workspace_id")),
+    id: RawRequestId.make(str(r, "id"), true),
+    workspace_id: WorkspaceId.make(str(r, "workspace_id"), true),
     key_id: nullableStr(r, "key_id"),
     received_at: str(r, "received_at"),
     content_type: str(r, "content_type"),
@@ -288,7 +288,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           if (r === undefined) return Option.none()
           const found = {
             key: toApiKey(r),
-            workspace: { id: WorkspaceId.make(str(r, "workspace_id")), slug: str(r, "ws_slug"), name: str(r, "ws_name") }
+            workspace: { id: WorkspaceId.make(str(r, "workspace_id"), true), slug: str(r, "ws_slug"), name: str(r, "ws_name") }
           }
           if (keyCache.size >= 10_000) keyCache.clear()
           keyCache.set(hash, found)
@@ -312,7 +312,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
 
       findEncounterIdByExternalId: (ws, ext) =>
         read("findEncounterIdByExternalId", () =>
-          Option.map(Option.fromNullable(s.encounterIdByExternal.get(ws, ext)), (r) => EncounterId.make(str(r, "id")))
+          Option.map(Option.fromNullable(s.encounterIdByExternal.get(ws, ext)), (r) => EncounterId.make(str(r, "id"), true))
         ),
 
       insertEncounter: ({ encounter: e, claim: c, event, raw }) =>
@@ -324,7 +324,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           if (inserted === 0) {
             const winner = s.encounterIdByExternal.get(e.workspace_id, e.external_id)
             if (winner === undefined) throw new Error("encounter conflict without a row")
-            return { _tag: "Duplicate", encounter_id: EncounterId.make(str(winner, "id")) }
+            return { _tag: "Duplicate", encounter_id: EncounterId.make(str(winner, "id"), true) }
           }
           const claimed = s.insertClaim.run(c.id, c.workspace_id, c.encounter_id, c.created_at, c.status, c.status_changed_at,
             c.patient_control_number)
