@@ -1,0 +1,165 @@
+/**
+ * What the SQLite adapter does beyond the storage contract: group commit (writes of one turn share
+ * a transaction, each in its own savepoint), answers only after the commit, reads of one turn in
+ * one read transaction, and the key cache, which must still see a revocation made by another
+ * connection (the CLI) on the very next request.
+ */
+import { Database } from "bun:sqlite"
+import { afterAll, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Either, Layer, ManagedRuntime, Option } from "effect"
+import { ApiKeyId } from "../../lib/domain/ids.js"
+import { liveServices } from "../../lib/layers.js"
+import { Storage } from "../../lib/ports/storage.js"
+import { createEncounter } from "../../lib/rules/create-encounter.js"
+import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
+import { validPayload } from "../support/payloads.js"
+
+const dir = mkdtempSync(join(tmpdir(), "encounterd-sqlite-adapter-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+let n = 0
+const open = () => {
+  const file = join(dir, `db-${n++}.sqlite`)
+  return { file, runtime: ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices)) }
+}
+const count = (file: string, table: string): number => {
+  const db = new Database(file, { readonly: true })
+  try {
+    return Number(db.prepare<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n)
+  } finally {
+    db.close()
+  }
+}
+
+describe("SQLite adapter: group commit", () => {
+  test("200 concurrent creates: every one answered, each stored once with its event and raw request", async () => {
+    const { file, runtime } = open()
+    try {
+      const ws = await runtime.runPromise(createWorkspace("gc", "GC"))
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => runtime.runPromise(createEncounter(ws.id, validPayload(`gc-${i}`))))
+      )
+      expect(new Set(results.map((r) => r.encounter_id)).size).toBe(200)
+      expect(results.every((r) => !r.duplicate)).toBe(true)
+      // Answered means committed: another connection sees every row.
+      expect(count(file, "encounters")).toBe(200)
+      expect(count(file, "claims")).toBe(200)
+      expect(count(file, "events")).toBe(200)
+      expect(count(file, "raw_requests")).toBe(200)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a write that fails in a batch undoes only itself; the others of the batch commit", async () => {
+    const { file, runtime } = open()
+    try {
+      const ws = await runtime.runPromise(createWorkspace("mixed", "Mixed"))
+      await runtime.runPromise(createEncounter(ws.id, validPayload("first", { patient_control_number: "PCN1" })))
+      const storage = await runtime.runPromise(Storage)
+      const key = await runtime.runPromise(createApiKey("mixed"))
+      // Started in one turn, so queued into one batch: a taken control number (undone by its
+      // savepoint after its encounter row was written), a taken slug, a key whose id exists (a
+      // constraint error), and two good creates.
+      const outcomes = await Promise.all([
+        runtime.runPromise(Effect.either(createEncounter(ws.id, validPayload("second", { patient_control_number: "PCN1" })))),
+        runtime.runPromise(Effect.either(createWorkspace("mixed", "Again"))),
+        runtime.runPromise(
+          Effect.either(
+            storage.insertApiKey({
+              id: ApiKeyId.make(key.id),
+              workspace_id: ws.id,
+              hash: "x".repeat(64),
+              prefix: "eik_xxxxxx",
+              scopes: ["encounters"],
+              created_at: new Date().toISOString(),
+              last_used_at: null,
+              revoked_at: null
+            })
+          )
+        ),
+        runtime.runPromise(Effect.either(createEncounter(ws.id, validPayload("third")))),
+        runtime.runPromise(Effect.either(createEncounter(ws.id, validPayload("fourth"))))
+      ])
+      const tagOf = (o: Either.Either<unknown, { readonly _tag: string }>): string => (Either.isLeft(o) ? o.left._tag : "ok")
+      const tags = outcomes.map(tagOf)
+      expect(tags).toEqual(["PatientControlNumberTaken", "SlugTaken", "StorageError", "ok", "ok"])
+      expect(count(file, "encounters")).toBe(3)
+      expect(count(file, "claims")).toBe(3)
+      expect(count(file, "events")).toBe(3)
+      expect(count(file, "workspaces")).toBe(1)
+      expect(count(file, "api_keys")).toBe(1)
+      // Every create request is kept with its outcome, the refused one too.
+      expect(count(file, "raw_requests")).toBe(4)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("writes still queued when the runtime is disposed are committed before the database closes", async () => {
+    const { file, runtime } = open()
+    const ws = await runtime.runPromise(createWorkspace("closing", "Closing"))
+    const pending = Array.from({ length: 20 }, (_, i) => runtime.runPromise(createEncounter(ws.id, validPayload(`c-${i}`))).catch(() => undefined))
+    await runtime.dispose()
+    await Promise.all(pending)
+    expect(count(file, "encounters")).toBe(20)
+  })
+})
+
+describe("SQLite adapter: reads and the key cache", () => {
+  test("a key revoked through another connection is refused on the next request", async () => {
+    const { file, runtime } = open()
+    const other = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      await runtime.runPromise(createWorkspace("keys", "Keys"))
+      const key = await runtime.runPromise(createApiKey("keys"))
+      // Authenticated (and cached) by the first connection...
+      const first = await runtime.runPromise(authenticate(key.key))
+      expect(first.keyId).toBe(key.id)
+      // ...revoked by the second, as the CLI would...
+      await other.runPromise(revokeApiKey(key.id))
+      // ...and refused by the first on its next request.
+      const after = await runtime.runPromise(Effect.either(authenticate(key.key)))
+      expect(Either.isLeft(after) && after.left._tag).toBe("Unauthorized")
+    } finally {
+      await other.dispose()
+      await runtime.dispose()
+    }
+  })
+
+  test("a revocation through the same connection applies at once, and a new key works at once", async () => {
+    const { runtime } = open()
+    try {
+      await runtime.runPromise(createWorkspace("same", "Same"))
+      const key = await runtime.runPromise(createApiKey("same"))
+      await runtime.runPromise(authenticate(key.key))
+      await runtime.runPromise(revokeApiKey(key.id))
+      const after = await runtime.runPromise(Effect.either(authenticate(key.key)))
+      expect(Either.isLeft(after) && after.left._tag).toBe("Unauthorized")
+      const fresh = await runtime.runPromise(createApiKey("same"))
+      expect((await runtime.runPromise(authenticate(fresh.key))).keyId).toBe(fresh.id)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("rows written by another connection are read from the next turn on", async () => {
+    const { file, runtime } = open()
+    const other = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const ws = await runtime.runPromise(createWorkspace("seen", "Seen"))
+      const storage = await runtime.runPromise(Storage)
+      expect(Option.isNone(await runtime.runPromise(storage.findEncounterIdByExternalId(ws.id, "elsewhere")))).toBe(true)
+      const made = await other.runPromise(createEncounter(ws.id, validPayload("elsewhere")))
+      await new Promise((resolve) => setImmediate(resolve))
+      const found = await runtime.runPromise(storage.findEncounterIdByExternalId(ws.id, "elsewhere"))
+      expect(Option.getOrNull(found)).toBe(made.encounter_id)
+    } finally {
+      await other.dispose()
+      await runtime.dispose()
+    }
+  })
+})
