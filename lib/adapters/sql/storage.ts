@@ -28,8 +28,9 @@ class PcnConflict extends Data.TaggedError("PcnConflict") {}
 const storageError = (operation: string) => (cause: SqlError | ParseResult.ParseError) => new StorageError({ operation, cause })
 
 /**
- * The SQL adapter, written once against `@effect/sql`'s SqlClient: the same code serves SQLite
- * (bun:sqlite or better-sqlite3) and PostgreSQL. Each port method is one transaction at most.
+ * The SQL adapter written on `@effect/sql`'s SqlClient: PostgreSQL's adapter, usable on any
+ * SqlClient (SQLite has a faster one of its own, `adapters/sqlite`). Each port method is one
+ * transaction at most.
  */
 export const makeSqlStorage = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -288,6 +289,6 @@ export const makeSqlStorage = Effect.gen(function* () {
 })
 
 export const SqlStorage = {
-  /** Storage on whatever SqlClient is provided (SQLite under Bun or Node, or PostgreSQL). */
+  /** Storage on whatever SqlClient is provided (PostgreSQL, or any other SqlClient). */
   layer: Layer.effect(Storage, makeSqlStorage)
 }
