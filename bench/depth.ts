@@ -13,23 +13,22 @@
  * library's own encoder). Prints a Markdown report, appended to bench/results/depth.md.
  */
 import { Database } from "bun:sqlite"
-import { mkdtempSync, rmSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { statSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
+import type { SqliteValue } from "../lib/adapters/sqlite/driver.js"
+import { encounterListQuery } from "../lib/adapters/sqlite/storage.js"
 import { uuidv7 } from "../lib/domain/ids.js"
 import { encodeToken, tokenScope } from "../lib/domain/page.js"
-import { validPayload } from "../test/support/payloads.js"
 import {
-  appendResult,
+  createEncounters,
   encounterdCommand,
   ensureBinary,
   fmt,
   machineLine,
   percentile,
   type Running,
-  startServe,
-  stopServer
+  scratch
 } from "./support.js"
 
 const { values: flags } = parseArgs({
@@ -52,29 +51,13 @@ const WARMUP = 10
 const TARGET_RATIO = 1.2
 const TEMPLATE_ID = "depth-template"
 
-const dir = mkdtempSync(join(tmpdir(), "encounterd-depth-"))
-const file = join(dir, "depth.sqlite")
+const work = scratch("encounterd-depth-")
+const file = join(work.dir, "depth.sqlite")
 const serveArgs = ["serve", "--port", "0", "--db", file, "--rate-limit", "0"]
-const running = new Set<Bun.Subprocess>()
-const cleanup = () => {
-  for (const p of running) if (p.exitCode === null) p.kill("SIGKILL")
-  rmSync(dir, { recursive: true, force: true })
-}
-process.once("SIGINT", () => {
-  cleanup()
-  process.exit(130)
-})
 
-const start = async (firstRun: boolean, n: number): Promise<Running> => {
-  const server = await startServe(encounterdCommand(flags.binary, serveArgs), join(dir, `server-${n}.log`), firstRun)
-  running.add(server.proc)
-  return server
-}
-const stop = async (server: Running): Promise<void> => {
-  const code = await stopServer(server.proc)
-  running.delete(server.proc)
-  if (code !== 0) throw new Error(`the server did not exit 0 on SIGTERM (${code})`)
-}
+const start = (firstRun: boolean, n: number): Promise<Running> =>
+  work.serve(encounterdCommand(flags.binary, serveArgs), `server-${n}.log`, firstRun)
+const stop = (server: Running): Promise<void> => work.stop(server.proc, "the server")
 
 // ---- the template: one encounter created through the API ------------------------------------
 
@@ -96,13 +79,7 @@ const makeTemplate = async (): Promise<Template> => {
   const server = await start(true, 1)
   const key = server.key
   if (key === undefined) throw new Error("no first-run key")
-  const res = await fetch(`${server.url}/api/encounters`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(validPayload(TEMPLATE_ID))
-  })
-  if (res.status !== 202) throw new Error(`template create: ${res.status} ${await res.text()}`)
-  await res.arrayBuffer()
+  await createEncounters(server.url, key, [TEMPLATE_ID], "template create")
   await stop(server)
 
   const db = new Database(file, { readonly: true })
@@ -186,15 +163,8 @@ const bulkLoad = (t: Template, rows: number): void => {
 
 // ---- measurement ------------------------------------------------------------------------------
 
-/** The list query of the SQLite adapter (lib/adapters/sqlite/storage.ts), with and without a position. */
-const LIST_COLUMNS = `e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
-  e.latest_claim_id, e.initial_claim_status, e.initial_patient_control_number, e.last_event_at,
-  c.id AS c_id, c.created_at AS c_created_at, c.status AS c_status,
-  c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number`
-const LIST_FIRST = `SELECT ${LIST_COLUMNS} FROM encounters e JOIN claims c ON c.id = e.latest_claim_id
-  WHERE e.workspace_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT ?`
-const LIST_AFTER = `SELECT ${LIST_COLUMNS} FROM encounters e JOIN claims c ON c.id = e.latest_claim_id
-  WHERE e.workspace_id = ? AND e.created_at <= ? AND (e.created_at < ? OR e.id < ?) ORDER BY e.created_at DESC, e.id DESC LIMIT ?`
+/** A list query of the SQLite adapter (`encounterListQuery`): its SQL and parameters. */
+type ListQuery = ReturnType<typeof encounterListQuery>
 
 interface Target {
   readonly name: string
@@ -203,8 +173,8 @@ interface Target {
   readonly path: string
   /** The page's expected first item. */
   readonly firstId: string
-  /** The position the page starts after, for the SQL-only timing. */
-  readonly after: readonly [string, string] | undefined
+  /** The adapter's query for the page, for the SQL-only timing and the plan. */
+  readonly query: ListQuery
 }
 
 interface KeyRow {
@@ -223,15 +193,17 @@ const targets = (db: Database, ws: string): Target[] => {
   }
   const scope = tokenScope([ws, "encounters", null, null])
   const at = (name: string, depth: number): Target => {
-    if (depth === 0) return { name, depth, path: `/api/encounters?limit=${PAGE}`, firstId: row(0).id, after: undefined }
+    if (depth === 0) {
+      return { name, depth, path: `/api/encounters?limit=${PAGE}`, firstId: row(0).id, query: encounterListQuery(ws, { limit: PAGE }) }
+    }
     const last = row(depth - 1)
-    const token = encodeToken({ dir: "next", key: [last.created_at, last.id] }, scope)
+    const position = { dir: "next", key: [last.created_at, last.id] } as const
     return {
       name,
       depth,
-      path: `/api/encounters?limit=${PAGE}&page_token=${token}`,
+      path: `/api/encounters?limit=${PAGE}&page_token=${encodeToken(position, scope)}`,
       firstId: row(depth).id,
-      after: [last.created_at, last.id]
+      query: encounterListQuery(ws, { limit: PAGE, position })
     }
   }
   return [at("first page", 0), at("mid depth", Math.round(count / 2 / PAGE) * PAGE), at("deep page", count)]
@@ -272,28 +244,30 @@ const measure = async (server: Running, key: string, list: readonly Target[]): P
 }
 
 /** The same queries straight on the file (its own connection, the server idle): the database's share. */
-const measureSql = (db: Database, ws: string, timings: readonly Timing[]): void => {
-  const first = db.query(LIST_FIRST)
-  const after = db.query(LIST_AFTER)
-  const once = (t: Target) =>
-    t.after === undefined ? first.all(ws, PAGE + 1) : after.all(ws, t.after[0], t.after[0], t.after[1], PAGE + 1)
-  for (const t of timings) for (let i = 0; i < WARMUP; i++) once(t.target)
+const measureSql = (db: Database, timings: readonly Timing[]): void => {
+  const runs = timings.map((t) => {
+    const statement = db.query<unknown, Array<SqliteValue>>(t.target.query.sql)
+    return { times: t.sql, once: () => statement.all(...t.target.query.params) }
+  })
+  for (const r of runs) for (let i = 0; i < WARMUP; i++) r.once()
   for (let i = 0; i < requests; i++) {
-    for (const t of timings) {
+    for (const r of runs) {
       const started = performance.now()
-      once(t.target)
-      t.sql.push(performance.now() - started)
+      r.once()
+      r.times.push(performance.now() - started)
     }
   }
 }
 
-const plan = (db: Database, sql: string, params: ReadonlyArray<string | number>): string[] =>
-  db
-    .query<{ id: number; parent: number; detail: string }, Array<string | number>>(`EXPLAIN QUERY PLAN ${sql}`)
-    .all(...params)
-    .map((r) => `${r.parent === 0 ? "" : "  "}${r.detail}`)
+const plan = (db: Database, query: ListQuery | undefined): string[] =>
+  query === undefined
+    ? []
+    : db
+        .query<{ id: number; parent: number; detail: string }, Array<SqliteValue>>(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .all(...query.params)
+        .map((r) => `${r.parent === 0 ? "" : "  "}${r.detail}`)
 
-const main = async () => {
+const main = async (): Promise<string> => {
   const started = Date.now()
   console.error(`template encounter on ${file}...`)
   const template = await makeTemplate()
@@ -312,12 +286,11 @@ const main = async () => {
     const list = targets(db, template.workspaceId)
     console.error(`timing ${requests} requests per page on ${server.url}...`)
     const timings = await measure(server, template.key, list)
-    measureSql(db, template.workspaceId, timings)
-    const deep = list[list.length - 1]
-    const afterPlan = plan(db, LIST_AFTER, [template.workspaceId, deep?.after?.[0] ?? "", deep?.after?.[0] ?? "", deep?.after?.[1] ?? "", PAGE + 1])
+    measureSql(db, timings)
+    const afterPlan = plan(db, list[list.length - 1]?.query)
     const plans = [
       "first page:",
-      ...plan(db, LIST_FIRST, [template.workspaceId, PAGE + 1]).map((l) => `  ${l}`),
+      ...plan(db, list[0]?.query).map((l) => `  ${l}`),
       "page after a position:",
       ...afterPlan.map((l) => `  ${l}`)
     ]
@@ -376,12 +349,7 @@ const main = async () => {
     db.close()
     await stop(server)
   }
-  console.log(report)
-  console.error(`appended to ${appendResult("depth.md", report)}`)
+  return report
 }
 
-try {
-  await main()
-} finally {
-  cleanup()
-}
+await work.run(main, "depth.md")

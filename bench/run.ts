@@ -23,16 +23,16 @@
  */
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { validPayload } from "../test/support/payloads.js"
 import { databaseUrl } from "../test/support/postgres.js"
+import { completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
 
-const root = resolve(import.meta.dir, "..")
 const { values: flags } = parseArgs({
   options: {
     binary: { type: "boolean", default: false },
@@ -192,25 +192,11 @@ interface Server {
   readonly errPath: string
 }
 
-const binaryPath = join(root, "dist/encounterd")
-if (flags.binary && targetNames.includes("encounterd") && !existsSync(binaryPath)) {
-  console.error("dist/encounterd is missing: bun run build")
-  if (Bun.spawnSync([process.execPath, "run", "build"], { cwd: root, stdout: "inherit", stderr: "inherit" }).exitCode !== 0) {
-    throw new Error("build failed")
-  }
-}
+if (flags.binary && targetNames.includes("encounterd")) ensureBinary()
 
 const readLines = (path: string): Record<string, unknown>[] =>
   readFileSync(path, "utf8")
     .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-
-/** The complete JSON lines written so far (the file may end in a half-written one). */
-const completeLines = (path: string): Record<string, unknown>[] =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .slice(0, -1)
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>)
 
@@ -273,7 +259,7 @@ const startEncounterd = (dir: string, database: Database, n: number): Promise<Se
   const args = ["serve", "--port", "0", "--db", database.dbFor("encounterd"), "--rate-limit", "0"]
   if (flags.synchronous !== undefined) args.push("--synchronous", flags.synchronous)
   if (poolSize !== undefined) args.push("--pool-size", poolSize)
-  const cmd = flags.binary ? [binaryPath, ...args] : [process.execPath, join(root, "bin/main.ts"), ...args]
+  const cmd = encounterdCommand(flags.binary, args)
   const label = n === 1 ? "encounterd" : `encounterd instance ${n}`
   const expectKey = n === 1
   return spawnServer("encounterd", label, cmd, dir, (lines) => {
@@ -318,27 +304,8 @@ const peakRssMiB = (pid: number): number => {
 
 // ---- seeding ----------------------------------------------------------------------------------
 
-const seed = async (server: Server, key: string): Promise<string[]> => {
-  const ids: string[] = []
-  let next = 0
-  const worker = async () => {
-    while (next < SEED) {
-      const n = next++
-      const res = await fetch(`${server.url}/api/encounters`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(validPayload(`seed-${runId}-${n}`))
-      })
-      const body = (await res.json()) as { encounter_id?: string }
-      if (res.status !== 202 || body.encounter_id === undefined) {
-        throw new Error(`${server.label}: seed ${n}: ${res.status} ${JSON.stringify(body)}`)
-      }
-      ids.push(body.encounter_id)
-    }
-  }
-  await Promise.all(Array.from({ length: 16 }, worker))
-  return ids
-}
+const seed = (server: Server, key: string): Promise<string[]> =>
+  createEncounters(server.url, key, Array.from({ length: SEED }, (_, n) => `seed-${runId}-${n}`), `${server.label}: seed`)
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -508,19 +475,13 @@ const runWrk = async (dir: string, url: string, key: string, scenario: LoadConfi
   }
 }
 
-/** The loads of one run, one per instance, run at the same time and read as one. */
-interface Combined {
-  /** Sum of the loads' req/s. */
-  readonly reqPerSec: number
+/**
+ * The loads of one run, one per instance, run at the same time and read as one: req/s, counts and
+ * status codes summed, the worse (higher) of the loads' percentiles.
+ */
+interface Combined extends LoadResult {
+  /** Each load's req/s. */
   readonly perInstance: readonly number[]
-  readonly total: number
-  /** The worse (higher) of the loads' percentiles. */
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
-  readonly errors: number
-  readonly timeouts: number
-  readonly statusCodes: Readonly<Record<string, number>> | undefined
 }
 
 const combine = (results: readonly LoadResult[]): Combined => {
@@ -630,8 +591,6 @@ const best = (cell: Cell): Combined => {
 
 // ---- report -----------------------------------------------------------------------------------
 
-const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
-
 /** The PostgreSQL table: encounterd alone, one or two instances, as before the side-by-side mode. */
 const singleTable = (rows: ReadonlyArray<{ name: string; result: Combined; rss: number }>): string =>
   [
@@ -720,12 +679,6 @@ const serverLogSummary = (logPath: string): string => {
   }
   const tally = [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}×${n}`).join(", ")
   return `server log: ${lines.length} lines, ${fivexx} with status >= 500, ${errors} at level error; requests ${tally}`
-}
-
-/** SIGTERM, then the exit code (or "timeout" after 15 s). */
-const stop = async (server: Server): Promise<number | "timeout"> => {
-  server.proc.kill("SIGTERM")
-  return Promise.race([server.proc.exited, Bun.sleep(15_000).then(() => "timeout" as const)])
 }
 
 const describeLoad = (): string => {
@@ -822,15 +775,14 @@ const main = async () => {
     }
     const overall = new Map<TargetName, number>(targets.map((t) => [t.name, readPeak(t)]))
 
-    const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU"
     const encounterd = targets.find((t) => t.name === "encounterd")
     const sync = targets.map((t) => `${t.name} ${t.servers[0]?.synchronous ?? "?"}`).join(", ")
     const db = adminUrl === undefined ? `SQLite, one fresh file per target, synchronous: ${sync}` : database.describe
     const from =
       encounterd === undefined ? "" : `encounterd from ${flags.binary ? "binary (dist/encounterd)" : "source (bun bin/main.ts)"}; `
     const machine =
-      `Machine: ${cpu}, ${cpus().length} cores; bun ${sh([process.execPath, "--version"])}; node ${sh(["node", "--version"])}; ` +
-      `${db}; ${from}${describeLoad()}; ${duration} s per run, ${rounds} round${rounds === 1 ? "" : "s"}; ${SEED} seeded encounters per target.`
+      `Machine: ${machineLine()}; ${db}; ${from}${describeLoad()}; ` +
+      `${duration} s per run, ${rounds} round${rounds === 1 ? "" : "s"}; ${SEED} seeded encounters per target.`
 
     let tables: string
     const notes: string[] = []
@@ -875,7 +827,7 @@ const main = async () => {
     })
     const markdown = [tables, "", machine, "", ...notes, "", ...statusLines].join("\n")
 
-    const exits = await Promise.all(servers.map(stop))
+    const exits = await Promise.all(servers.map((s) => stopServer(s.proc)))
     const shutdown = servers.map((server, i) => {
       const code = exits[i]
       const exit = code === 0 ? `SIGTERM: ${server.label} exited 0` : `SIGTERM: ${server.label} exit ${code} (expected 0)`

@@ -9,12 +9,9 @@
  * until it answers 200. The time is from just before the spawn to that first 200. Each server is
  * stopped with SIGTERM and must exit 0. Prints a Markdown report, appended to bench/results/startup.md.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { validPayload } from "../test/support/payloads.js"
-import { appendResult, encounterdCommand, ensureBinary, fmt, machineLine, percentile, root, startServe, stopServer } from "./support.js"
+import { createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, percentile, root, scratch, stopServer } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,41 +30,16 @@ const POLL_MS = 2
 const GIVE_UP_MS = 30_000
 
 ensureBinary()
-const dir = mkdtempSync(join(tmpdir(), "encounterd-startup-"))
-const file = join(dir, "startup.sqlite")
-const running = new Set<Bun.Subprocess>()
-const cleanup = () => {
-  for (const p of running) if (p.exitCode === null) p.kill("SIGKILL")
-  rmSync(dir, { recursive: true, force: true })
-}
-process.once("SIGINT", () => {
-  cleanup()
-  process.exit(130)
-})
+const work = scratch("encounterd-startup-")
+const file = join(work.dir, "startup.sqlite")
 
 /** An existing database: the first run's workspace and key, and `encounters` encounters. */
 const prepare = async (): Promise<void> => {
-  const server = await startServe(encounterdCommand(true, ["serve", "--port", "0", "--db", file, "--rate-limit", "0"]), join(dir, "setup.log"), true)
-  running.add(server.proc)
+  const server = await work.serve(encounterdCommand(true, ["serve", "--port", "0", "--db", file, "--rate-limit", "0"]), "setup.log", true)
   const key = server.key
   if (key === undefined) throw new Error("no first-run key")
-  let next = 0
-  const worker = async () => {
-    while (next < encounters) {
-      const n = next++
-      const res = await fetch(`${server.url}/api/encounters`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(validPayload(`startup-${n}`))
-      })
-      await res.arrayBuffer()
-      if (res.status !== 202) throw new Error(`create ${n}: ${res.status}`)
-    }
-  }
-  await Promise.all(Array.from({ length: 16 }, worker))
-  const code = await stopServer(server.proc)
-  running.delete(server.proc)
-  if (code !== 0) throw new Error(`the setup server did not exit 0 on SIGTERM (${code})`)
+  await createEncounters(server.url, key, Array.from({ length: encounters }, (_, n) => `startup-${n}`), "create")
+  await work.stop(server.proc, "the setup server")
 }
 
 /** A port free right now (bound and released). */
@@ -92,7 +64,7 @@ const startOnce = async (variant: Variant, counted: boolean): Promise<void> => {
   const url = `http://127.0.0.1:${port}/readyz`
   const started = performance.now()
   const proc = Bun.spawn(cmd, { cwd: root, stdout: "ignore", stderr: "pipe" })
-  running.add(proc)
+  work.running.add(proc)
   try {
     let elapsed: number | undefined
     while (elapsed === undefined) {
@@ -112,12 +84,12 @@ const startOnce = async (variant: Variant, counted: boolean): Promise<void> => {
     if (counted) variant.times.push(elapsed)
   } finally {
     const code = await stopServer(proc)
-    running.delete(proc)
+    work.running.delete(proc)
     if (code !== 0) throw new Error(`${variant.label} did not exit 0 on SIGTERM (${code}): ${await new Response(proc.stderr).text()}`)
   }
 }
 
-const main = async () => {
+const main = async (): Promise<string> => {
   console.error(`preparing ${file} with ${encounters} encounters...`)
   await prepare()
   const variants: Variant[] = [
@@ -138,7 +110,7 @@ const main = async () => {
     const within = `${median <= TARGET_MS ? "yes" : "no"} / ${max <= TARGET_MS ? "yes" : "no"}`
     return `| ${v.label} | ${v.times.length} | ${fmt(min, 1)} | ${fmt(median, 1)} | ${fmt(max, 1)} | ${within} |`
   })
-  const report = [
+  return [
     `## Start-up, ${new Date().toISOString()}`,
     "",
     `| server | starts | min ms | median ms | max ms | within ${TARGET_MS} ms (median / max) |`,
@@ -150,12 +122,6 @@ const main = async () => {
       `every server stopped with SIGTERM and exited 0. The ${TARGET_MS} ms requirement is the binary's. Machine: ${machineLine()}.`,
     ""
   ].join("\n")
-  console.log(report)
-  console.error(`appended to ${appendResult("startup.md", report)}`)
 }
 
-try {
-  await main()
-} finally {
-  cleanup()
-}
+await work.run(main, "startup.md")

@@ -1,11 +1,13 @@
 /**
- * What the depth and startup measurements share: the encounterd command (source or binary),
- * starting `serve` and reading its start-up lines, stopping it, percentiles, the machine line and
- * appending a result to a file under bench/results.
+ * What the bench scripts share: the encounterd command (source or binary), starting `serve` and
+ * reading its start-up lines, stopping it, a temp folder with the processes started in it,
+ * creating encounters through the API, percentiles, number formatting, the machine line, and a
+ * measurement's report printed and appended to a file under bench/results.
  */
-import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs"
-import { cpus } from "node:os"
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { validPayload } from "../test/support/payloads.js"
 
 export const root = resolve(import.meta.dir, "..")
 export const binaryPath = join(root, "dist/encounterd")
@@ -22,6 +24,14 @@ export const ensureBinary = (): void => {
 /** `encounterd <args>`: the compiled binary, or bin/main.ts under the running bun. */
 export const encounterdCommand = (binary: boolean, args: ReadonlyArray<string>): string[] =>
   binary ? [binaryPath, ...args] : [process.execPath, join(root, "bin/main.ts"), ...args]
+
+/** The complete JSON lines written to a file so far (the file may end in a half-written one). */
+export const completeLines = (path: string): Record<string, unknown>[] =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .slice(0, -1)
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 
 export interface Running {
   readonly proc: Bun.Subprocess
@@ -43,11 +53,7 @@ export const startServe = async (cmd: ReadonlyArray<string>, logPath: string, fi
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${readFileSync(errPath, "utf8")}`)
-    const lines = readFileSync(logPath, "utf8")
-      .split("\n")
-      .slice(0, -1)
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = completeLines(logPath)
     const first = lines.find((l) => l.first_run === true)
     const listening = lines.find((l) => l.msg === "listening")
     if (first !== undefined && !firstRun) {
@@ -78,6 +84,85 @@ export const stopServer = async (proc: Bun.Subprocess): Promise<number | "timeou
   return code
 }
 
+/** A temp folder for one measurement and the processes started in it. */
+export interface Scratch {
+  readonly dir: string
+  /** Started and not yet stopped: killed by `cleanup`. */
+  readonly running: Set<Bun.Subprocess>
+  /** `startServe` with the log in the folder; the server counts as running until `stop`. */
+  readonly serve: (cmd: ReadonlyArray<string>, logName: string, firstRun: boolean) => Promise<Running>
+  /** `stopServer`, and an error unless the process exited 0. */
+  readonly stop: (proc: Bun.Subprocess, what: string) => Promise<void>
+  /**
+   * Runs a measurement to its Markdown report, prints it and appends it to bench/results/<file>;
+   * cleans up (kills what still runs, removes the folder) whatever happens.
+   */
+  readonly run: (measure: () => Promise<string>, file: string) => Promise<void>
+}
+
+/** A fresh temp folder `<prefix>XXXXXX`; Ctrl-C cleans up and exits 130. */
+export const scratch = (prefix: string): Scratch => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const running = new Set<Bun.Subprocess>()
+  const cleanup = () => {
+    for (const p of running) if (p.exitCode === null) p.kill("SIGKILL")
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once("SIGINT", () => {
+    cleanup()
+    process.exit(130)
+  })
+  return {
+    dir,
+    running,
+    serve: async (cmd, logName, firstRun) => {
+      const server = await startServe(cmd, join(dir, logName), firstRun)
+      running.add(server.proc)
+      return server
+    },
+    stop: async (proc, what) => {
+      const code = await stopServer(proc)
+      running.delete(proc)
+      if (code !== 0) throw new Error(`${what} did not exit 0 on SIGTERM (${code})`)
+    },
+    run: async (measure, file) => {
+      try {
+        const report = await measure()
+        console.log(report)
+        console.error(`appended to ${appendResult(file, report)}`)
+      } finally {
+        cleanup()
+      }
+    }
+  }
+}
+
+/**
+ * Creates one encounter per external id (`validPayload`) through the API, 16 requests at a time;
+ * answers the new encounters' ids in the order they were created. Any answer but 202 throws,
+ * `what` naming the work in the message.
+ */
+export const createEncounters = async (url: string, key: string, externalIds: ReadonlyArray<string>, what: string): Promise<string[]> => {
+  const ids: string[] = []
+  let next = 0
+  const worker = async () => {
+    while (next < externalIds.length) {
+      const externalId = externalIds[next++] ?? ""
+      const res = await fetch(`${url}/api/encounters`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(validPayload(externalId))
+      })
+      const text = await res.text()
+      const id = res.status === 202 ? (JSON.parse(text) as { encounter_id?: unknown }).encounter_id : undefined
+      if (typeof id !== "string") throw new Error(`${what} ${externalId}: ${res.status} ${text}`)
+      ids.push(id)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(16, externalIds.length) }, worker))
+  return ids
+}
+
 /** Nearest-rank percentile of an ascending array. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
@@ -94,7 +179,7 @@ export const machineLine = (): string => {
 }
 
 /** Appends a report to bench/results/<file>, after a blank line when the file has content. */
-export const appendResult = (file: string, report: string): string => {
+const appendResult = (file: string, report: string): string => {
   const dir = join(root, "bench/results")
   mkdirSync(dir, { recursive: true })
   const path = join(dir, file)

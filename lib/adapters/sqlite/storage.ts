@@ -5,7 +5,7 @@ import { SlugTaken, StorageError } from "../../domain/errors.js"
 import { type EventPayload, type EventRecord, recordedAt, type StoredEvent } from "../../domain/event.js"
 import { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../../domain/ids.js"
 import type { ApiKeyRecord, Scope, Workspace } from "../../domain/workspace.js"
-import type { InsertResult, StorageShape } from "../../ports/storage.js"
+import type { EncounterScan, InsertResult, StorageShape } from "../../ports/storage.js"
 import type { ReadBatching, SqliteDriver, SqliteRow, SqliteValue } from "./driver.js"
 
 /** Rows come from this service's own tables: columns are read by name, with their stored types. */
@@ -88,6 +88,36 @@ const ENCOUNTER_COLUMNS = `e.id, e.workspace_id, e.external_id, e.created_at, e.
   c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number`
 const ENCOUNTER_SELECT = `SELECT ${ENCOUNTER_COLUMNS} FROM encounters e JOIN claims c ON c.id = e.latest_claim_id`
 const EVENT_COLUMNS = "seq, id, workspace_id, event_type, created_at, timestamp, payload"
+
+/** The SQL and parameters of one encounter list scan (filters, position, `limit + 1` rows in scan order). */
+export const encounterListQuery = (ws: string, q: EncounterScan): { readonly sql: string; readonly params: ReadonlyArray<SqliteValue> } => {
+  const pos = q.position
+  const where = ["e.workspace_id = ?"]
+  const params: Array<SqliteValue> = [ws]
+  if (q.external_id !== undefined) {
+    where.push("e.external_id = ?")
+    params.push(q.external_id)
+  }
+  if (q.claim_status !== undefined) {
+    where.push("e.latest_claim_status = ?")
+    params.push(q.claim_status)
+  }
+  if (pos !== undefined) {
+    // The bound on created_at alone lets SQLite seek in the (workspace, created_at, id)
+    // index to the position; the second condition breaks ties within one millisecond.
+    where.push(
+      pos.dir === "next"
+        ? "e.created_at <= ? AND (e.created_at < ? OR e.id < ?)"
+        : "e.created_at >= ? AND (e.created_at > ? OR e.id > ?)"
+    )
+    const at = String(pos.key[0] ?? "")
+    params.push(at, at, String(pos.key[1] ?? ""))
+  }
+  // Newest first; a "prev" scan reads upward and the rule reverses it.
+  const order = pos?.dir === "prev" ? "ORDER BY e.created_at ASC, e.id ASC" : "ORDER BY e.created_at DESC, e.id DESC"
+  params.push(q.limit + 1)
+  return { sql: `${ENCOUNTER_SELECT} WHERE ${where.join(" AND ")} ${order} LIMIT ?`, params }
+}
 
 /** Thrown inside a batched write to undo that write alone and answer a value. */
 class Undo<A> {
@@ -335,34 +365,10 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
         }),
       findEncounter: (ws, id) =>
         read("findEncounter", () => Option.map(Option.fromNullable(s.encounter.get(id, ws)), toEncounterWithClaim)),
-      listEncounters: (ws, q) =>
+      listEncounters: (ws, scan) =>
         read("listEncounters", () => {
-          const pos = q.position
-          const where = ["e.workspace_id = ?"]
-          const params: Array<SqliteValue> = [ws]
-          if (q.external_id !== undefined) {
-            where.push("e.external_id = ?")
-            params.push(q.external_id)
-          }
-          if (q.claim_status !== undefined) {
-            where.push("e.latest_claim_status = ?")
-            params.push(q.claim_status)
-          }
-          if (pos !== undefined) {
-            // The bound on created_at alone lets SQLite seek in the (workspace, created_at, id)
-            // index to the position; the second condition breaks ties within one millisecond.
-            where.push(
-              pos.dir === "next"
-                ? "e.created_at <= ? AND (e.created_at < ? OR e.id < ?)"
-                : "e.created_at >= ? AND (e.created_at > ? OR e.id > ?)"
-            )
-            const at = String(pos.key[0] ?? "")
-            params.push(at, at, String(pos.key[1] ?? ""))
-          }
-          // Newest first; a "prev" scan reads upward and the rule reverses it.
-          const order = pos?.dir === "prev" ? "ORDER BY e.created_at ASC, e.id ASC" : "ORDER BY e.created_at DESC, e.id DESC"
-          params.push(q.limit + 1)
-          return listStatement(where, order, ENCOUNTER_SELECT).all(...params).map(toEncounterWithClaim)
+          const query = encounterListQuery(ws, scan)
+          return q(query.sql).all(...query.params).map(toEncounterWithClaim)
         }),
 
       findClaim: (ws, id) => read("findClaim", () => Option.map(Option.fromNullable(s.claim.get(id, ws)), toEncounterWithClaim)),
