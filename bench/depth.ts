@@ -124,8 +124,9 @@ const bulkLoad = (t: Template, rows: number): void => {
     db.exec("PRAGMA synchronous = OFF")
     db.exec("PRAGMA foreign_keys = OFF")
     const insertEncounter = db.prepare(`INSERT INTO encounters (id, workspace_id, external_id, created_at, source, payload,
-        latest_claim_id, latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        latest_claim_id, latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at,
+        latest_claim_created_at, latest_claim_status_changed_at, latest_claim_patient_control_number)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     const insertClaim = db.prepare(`INSERT INTO claims (id, workspace_id, encounter_id, created_at, status,
         status_changed_at, patient_control_number)
       VALUES (?, ?, ?, ?, ?, ?, ?)`)
@@ -144,7 +145,7 @@ const bulkLoad = (t: Template, rows: number): void => {
         // Unique per row, and zero-padded: generated numbers never hold a 0, so none clashes with the template's.
         const pcn = `D${String(i).padStart(11, "0")}`
         insertEncounter.run(encounterId, ws, externalId, at, t.source, `${t.payloadHead}${JSON.stringify(externalId)}${t.payloadTail}`,
-          claimId, t.status, t.initialStatus, pcn, at)
+          claimId, t.status, t.initialStatus, pcn, at, at, at, pcn)
         insertClaim.run(claimId, ws, encounterId, at, t.status, at, pcn)
         const payload = { ...t.eventPayload, encounter_id: encounterId, external_id: externalId, claim_id: claimId }
         insertEvent.run(id(ms, 2), ws, t.eventType, at, at, JSON.stringify(payload))

@@ -9,11 +9,17 @@ import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, ManagedRuntime, Option } from "effect"
-import { ApiKeyId } from "../../lib/domain/ids.js"
+import init from "../../lib/adapters/sql/migrations/0001-init.js"
+import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
+import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
+import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
+import { ApiKeyId, ClaimId, EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
 import { liveServices } from "../../lib/layers.js"
 import { Storage } from "../../lib/ports/storage.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
+import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
 import { validPayload } from "../support/payloads.js"
@@ -159,6 +165,53 @@ describe("SQLite adapter: reads and the key cache", () => {
       expect(Option.getOrNull(found)).toBe(made.encounter_id)
     } finally {
       await other.dispose()
+      await runtime.dispose()
+    }
+  })
+})
+
+describe("SQLite adapter: migrations", () => {
+  test("a database made before migration 2 opens with its claims' columns copied onto their encounters", async () => {
+    const file = join(dir, `db-${n++}.sqlite`)
+    // The schema as migration 1 left it, with one encounter whose claim status has since changed.
+    const driver = openBunDriver(file)
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* makeSqliteSqlClient(driver, makeReadBatching(driver))
+          yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord({ "1_init": init }) }), SqlClient.SqlClient, sql)
+        })
+      )
+    )
+    const at = "2026-11-01T00:00:00.000Z"
+    const changed = "2026-11-02T00:00:00.000Z"
+    driver.exec(`INSERT INTO workspaces (id, slug, name, created_at) VALUES ('01a00000-0000-7000-8000-000000000001', 'old', 'Old', '${at}')`)
+    driver
+      .prepare(`INSERT INTO encounters (id, workspace_id, external_id, created_at, source, payload, latest_claim_id, latest_claim_status,
+        initial_claim_status, initial_patient_control_number, last_event_at) VALUES (?, ?, ?, ?, 'api', ?, ?, 'submitted_to_payer', 'draft', 'OLD1', ?)`)
+      .run("01a00000-0000-7000-8000-000000000002", "01a00000-0000-7000-8000-000000000001", "old-1", at, JSON.stringify(validPayload("old-1")),
+        "01a00000-0000-7000-8000-000000000003", changed)
+    driver
+      .prepare(`INSERT INTO claims (id, workspace_id, encounter_id, created_at, status, status_changed_at, patient_control_number)
+        VALUES (?, ?, ?, ?, 'submitted_to_payer', ?, 'OLD1')`)
+      .run("01a00000-0000-7000-8000-000000000003", "01a00000-0000-7000-8000-000000000001", "01a00000-0000-7000-8000-000000000002", at, changed)
+    driver.close()
+
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const found = await runtime.runPromise(
+        getEncounter(WorkspaceId.make("01a00000-0000-7000-8000-000000000001"), "01a00000-0000-7000-8000-000000000002")
+      )
+      expect(found.claim).toEqual({
+        id: ClaimId.make("01a00000-0000-7000-8000-000000000003"),
+        workspace_id: WorkspaceId.make("01a00000-0000-7000-8000-000000000001"),
+        encounter_id: EncounterId.make("01a00000-0000-7000-8000-000000000002"),
+        created_at: at,
+        status: "submitted_to_payer",
+        status_changed_at: changed,
+        patient_control_number: "OLD1"
+      })
+    } finally {
       await runtime.dispose()
     }
   })

@@ -267,12 +267,14 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
       )
     })
 
-    test("claim status: one event per change, none for the same status, typed error for an illegal move", () =>
-      run(
+    test("claim status: one event per change, none for the same status, typed error for an illegal move", () => {
+      const clock = Clock.manual(T0)
+      return run(
         Effect.gen(function* () {
           const ws = yield* workspace("clinic-a")
           const r = yield* create(ws, validPayload("enc-s"))
           const claimId = (yield* getEncounter(ws, r.encounter_id)).claim.id
+          clock.control.advance(60_000)
           const moved = yield* changeClaimStatus(ws, claimId, "submitted_to_payer", "sent")
           assert.equal(moved.changed, true)
           assert.equal(moved.claim.status, "submitted_to_payer")
@@ -292,8 +294,14 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           })
           const read = yield* getEncounter(ws, r.encounter_id)
           assert.equal(read.encounter.last_event_at, updates.items[0]!.created_at)
-        })
-      ))
+          // The encounter's read shows the claim as it now is: status and the time it changed.
+          assert.equal(read.claim.status, "submitted_to_payer")
+          assert.equal(read.claim.status_changed_at, new Date(T0 + 60_000).toISOString())
+          assert.equal(read.claim.created_at, new Date(T0).toISOString())
+        }),
+        clock
+      )
+    })
 
     test("concurrent changes from one status: one wins, one event", () =>
       run(

@@ -175,9 +175,11 @@ export const makeSqlStorage = Effect.gen(function* () {
             yield* serializeFeed(e.workspace_id)
             // The unique (workspace_id, external_id) decides concurrent creates: no read-then-write.
             const inserted = yield* idRows(sql`INSERT INTO encounters (id, workspace_id, external_id, created_at, source,
-                payload, latest_claim_id, latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at)
+                payload, latest_claim_id, latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at,
+                latest_claim_created_at, latest_claim_status_changed_at, latest_claim_patient_control_number)
               VALUES (${e.id}, ${e.workspace_id}, ${e.external_id}, ${e.created_at}, ${e.source}, ${JSON.stringify(e.payload)},
-                ${e.latest_claim_id}, ${c.status}, ${e.initial_claim_status}, ${e.initial_patient_control_number}, ${e.last_event_at})
+                ${e.latest_claim_id}, ${c.status}, ${e.initial_claim_status}, ${e.initial_patient_control_number}, ${e.last_event_at},
+                ${c.created_at}, ${c.status_changed_at}, ${c.patient_control_number})
               ON CONFLICT (workspace_id, external_id) DO NOTHING RETURNING id`)
             if (inserted.length === 0) {
               const existing = yield* idRows(
@@ -252,7 +254,8 @@ export const makeSqlStorage = Effect.gen(function* () {
               WHERE id = ${ch.claim_id} AND workspace_id = ${ws} AND status = ${ch.expected} RETURNING id`)
             if (updated.length === 0) return false
             const recorded = yield* insertEvent(ch.event)
-            yield* sql`UPDATE encounters SET last_event_at = ${recorded}, latest_claim_status = ${ch.next}
+            yield* sql`UPDATE encounters SET last_event_at = ${recorded}, latest_claim_status = ${ch.next},
+                latest_claim_status_changed_at = ${ch.at}
               WHERE id = ${ch.encounter_id} AND workspace_id = ${ws} AND latest_claim_id = ${ch.claim_id}`
             return true
           })

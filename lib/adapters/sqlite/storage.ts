@@ -82,11 +82,21 @@ const toRawRequest = (r: SqliteRow): StoredRawRequest => {
   }
 }
 
+/**
+ * An encounter with its latest claim, from the encounter's row alone: the claim's status, times and
+ * control number are copied there (migration 2) in every transaction that writes them.
+ */
 const ENCOUNTER_COLUMNS = `e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
   e.latest_claim_id, e.initial_claim_status, e.initial_patient_control_number, e.last_event_at,
+  e.latest_claim_id AS c_id, e.latest_claim_created_at AS c_created_at, e.latest_claim_status AS c_status,
+  e.latest_claim_status_changed_at AS c_status_changed_at, e.latest_claim_patient_control_number AS c_patient_control_number`
+const ENCOUNTER_SELECT = `SELECT ${ENCOUNTER_COLUMNS} FROM encounters e`
+/** A claim by its own id, with its encounter. */
+const CLAIM_SELECT = `SELECT e.id, e.workspace_id, e.external_id, e.created_at, e.source, e.payload,
+  e.latest_claim_id, e.initial_claim_status, e.initial_patient_control_number, e.last_event_at,
   c.id AS c_id, c.created_at AS c_created_at, c.status AS c_status,
-  c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number`
-const ENCOUNTER_SELECT = `SELECT ${ENCOUNTER_COLUMNS} FROM encounters e JOIN claims c ON c.id = e.latest_claim_id`
+  c.status_changed_at AS c_status_changed_at, c.patient_control_number AS c_patient_control_number
+  FROM claims c JOIN encounters e ON e.id = c.encounter_id`
 const EVENT_COLUMNS = "seq, id, workspace_id, event_type, created_at, timestamp, payload"
 
 /** The SQL and parameters of one encounter list scan (filters, position, `limit + 1` rows in scan order). */
@@ -246,18 +256,18 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
         FROM raw_requests WHERE id = ? AND workspace_id = ?`),
       encounterIdByExternal: q("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?"),
       insertEncounter: q(`INSERT INTO encounters (id, workspace_id, external_id, created_at, source, payload, latest_claim_id,
-          latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, external_id) DO NOTHING`),
+          latest_claim_status, initial_claim_status, initial_patient_control_number, last_event_at,
+          latest_claim_created_at, latest_claim_status_changed_at, latest_claim_patient_control_number)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, external_id) DO NOTHING`),
       insertClaim: q(`INSERT INTO claims (id, workspace_id, encounter_id, created_at, status, status_changed_at, patient_control_number)
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, patient_control_number) DO NOTHING`),
       lastEventAt: q("SELECT created_at FROM events WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1"),
       insertEvent: q(`INSERT INTO events (id, workspace_id, event_type, created_at, timestamp, payload) VALUES (?, ?, ?, ?, ?, ?)`),
       encounter: q(`${ENCOUNTER_SELECT} WHERE e.id = ? AND e.workspace_id = ?`),
-      claim: q(`SELECT ${ENCOUNTER_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id
-        WHERE c.id = ? AND c.workspace_id = ?`),
+      claim: q(`${CLAIM_SELECT} WHERE c.id = ? AND c.workspace_id = ?`),
       setClaimStatus: q(`UPDATE claims SET status = ?, status_changed_at = ?
         WHERE id = ? AND workspace_id = ? AND status = ?`),
-      setEncounterStatus: q(`UPDATE encounters SET last_event_at = ?, latest_claim_status = ?
+      setEncounterStatus: q(`UPDATE encounters SET last_event_at = ?, latest_claim_status = ?, latest_claim_status_changed_at = ?
         WHERE id = ? AND workspace_id = ? AND latest_claim_id = ?`),
       event: q(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = ? AND workspace_id = ?`)
     }
@@ -350,7 +360,8 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           const recorded = eventTime(event)
           // The unique (workspace_id, external_id) decides concurrent creates: no read-then-write.
           const inserted = s.insertEncounter.run(e.id, e.workspace_id, e.external_id, e.created_at, e.source,
-            JSON.stringify(e.payload), e.latest_claim_id, c.status, e.initial_claim_status, e.initial_patient_control_number, recorded)
+            JSON.stringify(e.payload), e.latest_claim_id, c.status, e.initial_claim_status, e.initial_patient_control_number, recorded,
+            c.created_at, c.status_changed_at, c.patient_control_number)
           if (inserted === 0) {
             const winner = s.encounterIdByExternal.get(e.workspace_id, e.external_id)
             if (winner === undefined) throw new Error("encounter conflict without a row")
@@ -378,7 +389,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           if (s.setClaimStatus.run(ch.next, ch.at, ch.claim_id, ws, ch.expected) === 0) return false
           const recorded = eventTime(ch.event)
           insertEvent(ch.event, recorded)
-          s.setEncounterStatus.run(recorded, ch.next, ch.encounter_id, ws, ch.claim_id)
+          s.setEncounterStatus.run(recorded, ch.next, ch.at, ch.encounter_id, ws, ch.claim_id)
           return true
         }),
 
