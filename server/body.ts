@@ -16,13 +16,23 @@ export const requireJson = (request: Request) =>
 
 /**
  * Reads the body, refusing more than `limit` bytes: a declared Content-Length over the limit is
- * refused before reading, and a chunked body is cut off as soon as it passes the limit.
+ * refused before reading, one within it is read whole, and a chunked body is read in pieces and
+ * cut off as soon as it passes the limit.
  */
 export const readBody = (request: Request, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | InvalidJson> =>
   Effect.gen(function* () {
     const declared = Number(request.headers.get("content-length") ?? Number.NaN)
     if (declared > limit) return yield* new PayloadTooLarge({ limit })
     if (request.body === null) return new Uint8Array(0)
+    // A declared length within the limit is all the server will read: take the body in one piece.
+    if (Number.isInteger(declared) && declared >= 0) {
+      const whole = yield* Effect.tryPromise({
+        try: () => request.bytes(),
+        catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
+      })
+      if (whole.byteLength > limit) return yield* new PayloadTooLarge({ limit })
+      return whole
+    }
     const reader = request.body.getReader()
     const chunks: Array<Uint8Array> = []
     let size = 0
