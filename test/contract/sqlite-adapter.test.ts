@@ -12,12 +12,14 @@ import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, ManagedRuntime, Option } from "effect"
 import init from "../../lib/adapters/sql/migrations/0001-init.js"
+import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
 import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
+import { makeSqliteStorage } from "../../lib/adapters/sqlite/storage.js"
 import { ApiKeyId, ClaimId, EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
 import { liveServices } from "../../lib/layers.js"
-import { Storage } from "../../lib/ports/storage.js"
+import { Storage, type StorageShape } from "../../lib/ports/storage.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
@@ -215,4 +217,88 @@ describe("SQLite adapter: migrations", () => {
       await runtime.dispose()
     }
   })
+})
+
+interface Deferred {
+  readonly promise: Promise<void>
+  readonly resolve: () => void
+  readonly reject: (e: unknown) => void
+}
+const deferred = (): Deferred => {
+  let resolve = (): void => undefined
+  let reject = (_e: unknown): void => undefined
+  const promise = new Promise<void>((res, rej) => {
+    resolve = () => res()
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+describe("SQLite adapter: FULL durability by syncing the WAL", () => {
+  /** Storage on a migrated in-memory database, with a WAL sync the test completes by hand. */
+  const withManualSync = async (body: (s: { storage: StorageShape; syncs: Array<Deferred> }) => Promise<void>) => {
+    const driver = openBunDriver(":memory:")
+    const reads = makeReadBatching(driver)
+    const syncs: Array<Deferred> = []
+    const walSync = {
+      sync: () => {
+        const next = deferred()
+        syncs.push(next)
+        return next.promise
+      },
+      syncNow: () => undefined
+    }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* makeSqliteSqlClient(driver, reads)
+          yield* Effect.provideService(Migrator.make({})({ loader: migrations }), SqlClient.SqlClient, sql)
+          const storage = yield* makeSqliteStorage(driver, reads, { walSync })
+          yield* Effect.promise(() => body({ storage, syncs }))
+        })
+      )
+    )
+    driver.close()
+  }
+  const workspace = (i: number) => ({
+    id: WorkspaceId.make(`01a00000-0000-7000-8000-00000000000${i}`),
+    slug: `ws-${i}`,
+    name: "W",
+    created_at: "2026-11-01T00:00:00.000Z"
+  })
+  const settled = async <A>(p: Promise<A>): Promise<boolean> => {
+    let done = false
+    void p.then(
+      () => (done = true),
+      () => (done = true)
+    )
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    return done
+  }
+
+  test("a write is answered only after the sync that began after its commit; later commits wait for the next sync", () =>
+    withManualSync(async ({ storage, syncs }) => {
+      const first = Effect.runPromise(storage.insertWorkspace(workspace(1)))
+      expect(await settled(first)).toBe(false)
+      expect(syncs.length).toBe(1)
+      // Committed while the first sync runs: it waits for a sync of its own.
+      const second = Effect.runPromise(storage.insertWorkspace(workspace(2)))
+      expect(await settled(second)).toBe(false)
+      expect(syncs.length).toBe(1)
+      syncs[0]!.resolve()
+      expect(await settled(first)).toBe(true)
+      expect(await settled(second)).toBe(false)
+      expect(syncs.length).toBe(2)
+      syncs[1]!.resolve()
+      expect(await settled(second)).toBe(true)
+    }))
+
+  test("a failed sync acknowledges nothing: the callers get a StorageError", () =>
+    withManualSync(async ({ storage, syncs }) => {
+      const write = Effect.runPromise(Effect.either(storage.insertWorkspace(workspace(3))))
+      await settled(write)
+      syncs[0]!.reject(new Error("EIO"))
+      const outcome = await write
+      expect(Either.isLeft(outcome) && outcome.left._tag).toBe("StorageError")
+    }))
 })

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs"
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
@@ -7,13 +7,14 @@ import { Storage } from "../../ports/storage.js"
 import { latestMigrationId, migrate } from "../sql/migrations/index.js"
 import { makeSqliteSqlClient } from "./client.js"
 import { makeReadBatching, type SqliteDriver } from "./driver.js"
-import { makeSqliteStorage } from "./storage.js"
+import { makeSqliteStorage, type WalSync } from "./storage.js"
 
 /**
- * SQLite durability. WAL mode with `synchronous = FULL`: a write that was answered has been
- * fsynced, so it survives a process kill and a power loss. `NORMAL` survives a process kill only
- * (the last transactions may roll back on power loss). Concurrent writes share one commit and
- * one fsync (group commit), which is what makes FULL cheap.
+ * SQLite durability. `FULL` (the default): a write that was answered has been fsynced, so it
+ * survives a process kill and a power loss. On a WAL file the adapter does the syncing itself:
+ * concurrent writes share one commit (group commit), and the WAL is fsynced off the event loop
+ * before their callers are answered, one fsync for all the commits made before it began.
+ * `NORMAL` survives a process kill only (the last transactions may roll back on power loss).
  */
 export type SqliteSynchronous = "FULL" | "NORMAL"
 
@@ -44,16 +45,20 @@ const appliedMigration = (driver: SqliteDriver): number => {
 export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (filename: string, options: SqliteOptions = {}) =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const driver = yield* Effect.acquireRelease(
+      const { driver, walSync } = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
             const d = open(ensureFolder(filename))
             try {
               d.exec("PRAGMA journal_mode = WAL")
-              d.exec(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`)
+              const wal = String(d.prepare("PRAGMA journal_mode").get()?.journal_mode).toLowerCase() === "wal"
+              // FULL on a WAL file: SQLite commits without syncing (NORMAL) and the adapter syncs the
+              // WAL off the event loop before it answers (see walSyncFor). Elsewhere SQLite syncs.
+              const sync = wal && (options.synchronous ?? "FULL") === "FULL" ? walSyncFor(`${filename}-wal`) : undefined
+              d.exec(`PRAGMA synchronous = ${sync !== undefined ? "NORMAL" : (options.synchronous ?? "FULL")}`)
               d.exec("PRAGMA busy_timeout = 5000")
               d.exec("PRAGMA foreign_keys = ON")
-              return d
+              return { driver: d, walSync: sync }
             } catch (e) {
               d.close()
               throw e
@@ -61,13 +66,47 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
           },
           catch: (cause) => new StorageError({ operation: "open", cause })
         }),
-        (d) => Effect.sync(() => d.close())
+        ({ driver: d, walSync: sync }) =>
+          Effect.sync(() => {
+            d.close()
+            sync?.close()
+          })
       )
       const reads = makeReadBatching(driver)
       const sql = yield* makeSqliteSqlClient(driver, reads)
       // A database already current (every start but the first) skips the migrator.
       if (appliedMigration(driver) < latestMigrationId) yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
-      const storage = yield* makeSqliteStorage(driver, reads, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
+      const storage = yield* makeSqliteStorage(driver, reads, {
+        ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+        ...(walSync === undefined ? {} : { walSync })
+      })
       return Context.make(Storage, storage).pipe(Context.add(SqlClient.SqlClient, sql))
     })
   )
+
+/**
+ * Syncs the WAL file (`fsync`) on its own descriptor, opened once on first use: the WAL stays the
+ * same file while the connection is open. `sync` runs on the runtime's thread pool, so the event
+ * loop serves requests meanwhile; an `fsync` covers every write made to the file before it began.
+ */
+const walSyncFor = (walPath: string): WalSync & { readonly close: () => void } => {
+  let fd: number | undefined
+  const descriptor = () => (fd ??= openSync(walPath, "r"))
+  return {
+    sync: () =>
+      new Promise<void>((resolve, reject) => {
+        let f: number
+        try {
+          f = descriptor()
+        } catch (e) {
+          return reject(e)
+        }
+        fsync(f, (err) => (err === null ? resolve() : reject(err)))
+      }),
+    syncNow: () => fsyncSync(descriptor()),
+    close: () => {
+      if (fd !== undefined) closeSync(fd)
+      fd = undefined
+    }
+  }
+}

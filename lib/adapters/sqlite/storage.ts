@@ -140,9 +140,23 @@ interface WriteJob {
   readonly done: (exit: Exit.Exit<unknown, StorageError>) => void
 }
 
+/**
+ * Flushes committed transactions to stable storage when SQLite itself does not (WAL with
+ * `synchronous = NORMAL`): `sync` off the event loop, `syncNow` blocking (at close).
+ */
+export interface WalSync {
+  readonly sync: () => Promise<void>
+  readonly syncNow: () => void
+}
+
 export interface SqliteStorageOptions {
   /** Most writes committed together in one transaction (default 256). */
   readonly maxBatch?: number
+  /**
+   * When given, a batch is answered only after `sync` has completed after its commit. One sync
+   * runs at a time; the batches committed while it runs share the next one.
+   */
+  readonly walSync?: WalSync
 }
 
 /**
@@ -155,6 +169,7 @@ export interface SqliteStorageOptions {
 export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, options: SqliteStorageOptions = {}) =>
   Effect.gen(function* () {
     const maxBatch = options.maxBatch ?? 256
+    const walSync = options.walSync
     const q = driver.prepare
 
     const queue: Array<WriteJob> = []
@@ -202,8 +217,46 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
         for (const job of batch) job.done(fail(job.operation, cause))
         return
       }
-      // Durable now (the commit returned): answer every caller of the batch.
-      batch.forEach((job, i) => job.done(results[i] ?? fail(job.operation, "no result")))
+      const answer = () => batch.forEach((job, i) => job.done(results[i] ?? fail(job.operation, "no result")))
+      const refuse = (cause: unknown) => batch.forEach((job) => job.done(fail(job.operation, cause)))
+      // Durable when the commit returned (SQLite synced it), or once the next WAL sync is done.
+      if (walSync === undefined) answer()
+      else awaitSync(answer, refuse)
+    }
+
+    /** Batches committed and waiting for a WAL sync that starts after their commit. */
+    let unsynced: Array<{ readonly answer: () => void; readonly refuse: (cause: unknown) => void }> = []
+    let syncing = false
+    const awaitSync = (answer: () => void, refuse: (cause: unknown) => void) => {
+      if (closed && walSync !== undefined) {
+        // Closing: the last batches are synced before the connection goes.
+        try {
+          walSync.syncNow()
+        } catch (cause) {
+          return refuse(cause)
+        }
+        return answer()
+      }
+      unsynced.push({ answer, refuse })
+      if (!syncing) startSync()
+    }
+    const startSync = () => {
+      if (walSync === undefined) return
+      const covered = unsynced
+      unsynced = []
+      syncing = true
+      walSync.sync().then(
+        () => {
+          for (const c of covered) c.answer()
+        },
+        (cause: unknown) => {
+          // Not known to be on disk: nothing of these batches is acknowledged.
+          for (const c of covered) c.refuse(cause)
+        }
+      ).finally(() => {
+        syncing = false
+        if (unsynced.length > 0) startSync()
+      })
     }
     const schedule = () => {
       if (scheduled) return
@@ -234,6 +287,11 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
         closed = true
         while (queue.length > 0) flush()
         reads.end()
+        if (walSync !== undefined && unsynced.length > 0) {
+          const last = unsynced
+          unsynced = []
+          for (const c of last) awaitSync(c.answer, c.refuse)
+        }
       })
     )
 
