@@ -166,8 +166,10 @@ export const makeFetch = (
       return response
     }
 
-    // Most requests complete without waiting (reads, refusals): they are answered in the same
-    // call, without a promise. Those that wait (writes, body reads) go on and are awaited.
+    // A request with a body always waits (for the body, then for its write): it runs as a promise.
+    // Others mostly complete without waiting (reads on SQLite, refusals): they are answered in the
+    // same call, without a promise; those that do wait (PostgreSQL) go on and are awaited.
+    if (request.body !== null) return runtime.runPromiseExit(program).then(finish)
     const exit = runtime.runSyncExit(program)
     const pending = asyncFiber(exit)
     return pending === undefined ? finish(exit) : runtime.runPromise(Fiber.await(pending)).then(finish)
