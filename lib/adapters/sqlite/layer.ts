@@ -1,5 +1,5 @@
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, resolve as resolvePath } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { StorageError } from "../../domain/errors.js"
@@ -54,7 +54,7 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
               const wal = String(d.prepare("PRAGMA journal_mode").get()?.journal_mode).toLowerCase() === "wal"
               // FULL on a WAL file: SQLite commits without syncing (NORMAL) and the adapter syncs the
               // WAL off the event loop before it answers (see walSyncFor). Elsewhere SQLite syncs.
-              const sync = wal && (options.synchronous ?? "FULL") === "FULL" ? walSyncFor(`${filename}-wal`) : undefined
+              const sync = wal && (options.synchronous ?? "FULL") === "FULL" ? walSyncFor(`${resolvePath(filename)}-wal`) : undefined
               d.exec(`PRAGMA synchronous = ${sync !== undefined ? "NORMAL" : (options.synchronous ?? "FULL")}`)
               d.exec("PRAGMA busy_timeout = 5000")
               d.exec("PRAGMA foreign_keys = ON")
