@@ -149,6 +149,66 @@ export interface WalSync {
   readonly syncNow: () => void
 }
 
+/** How committed batches become acknowledged: at once, or after a WAL sync begun after their commit. */
+interface Acknowledger {
+  readonly after: (answer: () => void, refuse: (cause: unknown) => void) => void
+  /** At close: everything still waiting is synced now (blocking) and answered. */
+  readonly drainNow: () => void
+}
+
+const acknowledger = (walSync: WalSync | undefined): Acknowledger => {
+  // SQLite synced the commit itself: durable when it returned.
+  if (walSync === undefined) return { after: (answer) => answer(), drainNow: () => undefined }
+  type Waiting = { readonly answer: () => void; readonly refuse: (cause: unknown) => void }
+  let waiting: Array<Waiting> = []
+  let syncing = false
+  let closed = false
+  const answerAll = (batches: ReadonlyArray<Waiting>) => {
+    for (const b of batches) b.answer()
+  }
+  // Not known to be on disk: nothing of these batches is acknowledged.
+  const refuseAll = (batches: ReadonlyArray<Waiting>, cause: unknown) => {
+    for (const b of batches) b.refuse(cause)
+  }
+  const syncNow = (batches: ReadonlyArray<Waiting>) => {
+    try {
+      walSync.syncNow()
+    } catch (cause) {
+      return refuseAll(batches, cause)
+    }
+    answerAll(batches)
+  }
+  const start = () => {
+    const covered = waiting
+    waiting = []
+    syncing = true
+    walSync
+      .sync()
+      .then(
+        () => answerAll(covered),
+        (cause: unknown) => refuseAll(covered, cause)
+      )
+      .finally(() => {
+        syncing = false
+        if (waiting.length > 0) start()
+      })
+  }
+  const drainNow = () => {
+    closed = true
+    const last = waiting
+    waiting = []
+    if (last.length > 0) syncNow(last)
+  }
+  return {
+    after: (answer, refuse) => {
+      if (closed) return syncNow([{ answer, refuse }])
+      waiting.push({ answer, refuse })
+      if (!syncing) start()
+    },
+    drainNow
+  }
+}
+
 export interface SqliteStorageOptions {
   /** Most writes committed together in one transaction (default 256). */
   readonly maxBatch?: number
@@ -169,7 +229,7 @@ export interface SqliteStorageOptions {
 export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, options: SqliteStorageOptions = {}) =>
   Effect.gen(function* () {
     const maxBatch = options.maxBatch ?? 256
-    const walSync = options.walSync
+    const acks = acknowledger(options.walSync)
     const q = driver.prepare
 
     const queue: Array<WriteJob> = []
@@ -189,8 +249,9 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       scheduled = false
       if (queue.length === 0) return
       reads.end()
-      // A transaction opened through the SqlClient (an embedder's own) is still running: wait for it.
-      if (driver.inTransaction()) {
+      // A transaction opened through the SqlClient (an embedder's own) is still running: wait for it
+      // (at close there is no waiting: the batch fails to begin and its callers get the error).
+      if (driver.inTransaction() && !closed) {
         scheduled = true
         setTimeout(flush, 1)
         return
@@ -217,47 +278,12 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
         for (const job of batch) job.done(fail(job.operation, cause))
         return
       }
-      const answer = () => batch.forEach((job, i) => job.done(results[i] ?? fail(job.operation, "no result")))
-      const refuse = (cause: unknown) => batch.forEach((job) => job.done(fail(job.operation, cause)))
-      // Durable when the commit returned (SQLite synced it), or once the next WAL sync is done.
-      if (walSync === undefined) answer()
-      else awaitSync(answer, refuse)
+      acks.after(
+        () => batch.forEach((job, i) => job.done(results[i] ?? fail(job.operation, "no result"))),
+        (cause) => batch.forEach((job) => job.done(fail(job.operation, cause)))
+      )
     }
 
-    /** Batches committed and waiting for a WAL sync that starts after their commit. */
-    let unsynced: Array<{ readonly answer: () => void; readonly refuse: (cause: unknown) => void }> = []
-    let syncing = false
-    const awaitSync = (answer: () => void, refuse: (cause: unknown) => void) => {
-      if (closed && walSync !== undefined) {
-        // Closing: the last batches are synced before the connection goes.
-        try {
-          walSync.syncNow()
-        } catch (cause) {
-          return refuse(cause)
-        }
-        return answer()
-      }
-      unsynced.push({ answer, refuse })
-      if (!syncing) startSync()
-    }
-    const startSync = () => {
-      if (walSync === undefined) return
-      const covered = unsynced
-      unsynced = []
-      syncing = true
-      walSync.sync().then(
-        () => {
-          for (const c of covered) c.answer()
-        },
-        (cause: unknown) => {
-          // Not known to be on disk: nothing of these batches is acknowledged.
-          for (const c of covered) c.refuse(cause)
-        }
-      ).finally(() => {
-        syncing = false
-        if (unsynced.length > 0) startSync()
-      })
-    }
     const schedule = () => {
       if (scheduled) return
       scheduled = true
@@ -285,13 +311,9 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         closed = true
-        while (queue.length > 0) flush()
         reads.end()
-        if (walSync !== undefined && unsynced.length > 0) {
-          const last = unsynced
-          unsynced = []
-          for (const c of last) awaitSync(c.answer, c.refuse)
-        }
+        acks.drainNow()
+        while (queue.length > 0) flush()
       })
     )
 
