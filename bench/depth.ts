@@ -17,7 +17,7 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import type { SqliteValue } from "../lib/adapters/sqlite/driver.js"
-import { encounterListQuery } from "../lib/adapters/sqlite/storage.js"
+import { encounterPage } from "../lib/adapters/sql/statements.js"
 import { uuidv7 } from "../lib/domain/ids.js"
 import { encodeToken, tokenScope } from "../lib/domain/page.js"
 import {
@@ -164,8 +164,8 @@ const bulkLoad = (t: Template, rows: number): void => {
 
 // ---- measurement ------------------------------------------------------------------------------
 
-/** A list query of the SQLite adapter (`encounterListQuery`): its SQL and parameters. */
-type ListQuery = ReturnType<typeof encounterListQuery>
+/** A list query of the SQLite adapter (`encounterPage`): its SQL and parameters. */
+type ListQuery = ReturnType<typeof encounterPage>
 
 interface Target {
   readonly name: string
@@ -195,7 +195,7 @@ const targets = (db: Database, ws: string): Target[] => {
   const scope = tokenScope([ws, "encounters", null, null])
   const at = (name: string, depth: number): Target => {
     if (depth === 0) {
-      return { name, depth, path: `/api/encounters?limit=${PAGE}`, firstId: row(0).id, query: encounterListQuery(ws, { limit: PAGE }) }
+      return { name, depth, path: `/api/encounters?limit=${PAGE}`, firstId: row(0).id, query: encounterPage(ws, { limit: PAGE }) }
     }
     const last = row(depth - 1)
     const position = { dir: "next", key: [last.created_at, last.id] } as const
@@ -204,7 +204,7 @@ const targets = (db: Database, ws: string): Target[] => {
       depth,
       path: `/api/encounters?limit=${PAGE}&page_token=${encodeToken(position, scope)}`,
       firstId: row(depth).id,
-      query: encounterListQuery(ws, { limit: PAGE, position })
+      query: encounterPage(ws, { limit: PAGE, position })
     }
   }
   return [at("first page", 0), at("mid depth", Math.round(count / 2 / PAGE) * PAGE), at("deep page", count)]

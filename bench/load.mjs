@@ -2,6 +2,7 @@
 // Usage: node bench/load.mjs '<config JSON>'   (or the JSON on stdin)
 // Config: { url, connections, duration, method?, headers?, body?, uniqueBody?: { template, prefix } }
 // With `uniqueBody`, every request sends `template` with external_id = `${prefix}-${counter}`.
+// With `sequence` ([{ path, body? }]), the requests take its entries in turn, from the first again after the last.
 import autocannon from "autocannon"
 
 const readStdin = async () => {
@@ -22,6 +23,16 @@ const uniqueRequests = (unique) => [
   }
 ]
 
+let position = 0
+const sequenceRequests = (sequence) => [
+  {
+    setupRequest: (req) => {
+      const next = sequence[position++ % sequence.length]
+      return { ...req, path: next.path, ...(next.body !== undefined ? { body: next.body } : {}) }
+    }
+  }
+]
+
 const result = await autocannon({
   url: config.url,
   connections: config.connections,
@@ -29,7 +40,8 @@ const result = await autocannon({
   method: config.method ?? "GET",
   headers: config.headers ?? {},
   ...(config.body !== undefined ? { body: config.body } : {}),
-  ...(config.uniqueBody !== undefined ? { requests: uniqueRequests(config.uniqueBody) } : {})
+  ...(config.uniqueBody !== undefined ? { requests: uniqueRequests(config.uniqueBody) } : {}),
+  ...(config.sequence !== undefined ? { requests: sequenceRequests(config.sequence) } : {})
 })
 
 process.stdout.write(`${JSON.stringify({ ...result, uniqueBodiesBuilt: counter })}\n`)

@@ -31,6 +31,16 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { validPayload } from "../test/support/payloads.js"
 import { databaseUrl } from "../test/support/postgres.js"
+import { buildCompat } from "./reference/build-compat.js"
+import {
+  cpuMicros,
+  encounterdWriteKey,
+  feedPages,
+  latestClaims,
+  resetClaims,
+  type SequencedRequest,
+  statusSequence
+} from "./scenario-data.js"
 import { completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
 
 const { values: flags } = parseArgs({
@@ -193,6 +203,8 @@ interface Server {
 }
 
 if (flags.binary && targetNames.includes("encounterd")) ensureBinary()
+// The references take encounterd's compat builder from a bundle of the checkout's sources.
+if (targetNames.some((t) => t !== "encounterd")) await buildCompat()
 
 const readLines = (path: string): Record<string, unknown>[] =>
   readFileSync(path, "utf8")
@@ -314,6 +326,10 @@ interface LoadConfig {
   readonly method?: "GET" | "POST"
   readonly body?: string
   readonly uniqueBody?: { readonly template: Record<string, unknown>; readonly prefix: string }
+  /** Requests taken in turn instead of `path` and `body` (wrk: thread t of n takes entries t, t + n, ...). */
+  readonly sequence?: ReadonlyArray<SequencedRequest>
+  /** Another key than the target's (a `claims:write` one). */
+  readonly key?: string
 }
 
 /** One load process's figures, whichever tool made them. */
@@ -367,9 +383,10 @@ const runAutocannon = async (url: string, key: string, scenario: LoadConfig, con
     connections: conns,
     duration,
     method: scenario.method ?? "GET",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${scenario.key ?? key}`, "content-type": "application/json" },
     ...(scenario.body !== undefined ? { body: scenario.body } : {}),
-    ...(scenario.uniqueBody !== undefined ? { uniqueBody: scenario.uniqueBody } : {})
+    ...(scenario.uniqueBody !== undefined ? { uniqueBody: scenario.uniqueBody } : {}),
+    ...(scenario.sequence !== undefined ? { sequence: scenario.sequence } : {})
   }
   const out = await spawnLoad(["node", join(root, "bench/load.mjs")], JSON.stringify(config), `load.mjs for ${scenario.path}`)
   const r = JSON.parse(out) as AutocannonResult
@@ -403,10 +420,34 @@ const EXTERNAL_ID_MARK = "\u0000external_id\u0000"
 const wrkScript = (key: string, scenario: LoadConfig): string => {
   const lines = [
     `wrk.method = ${luaQuoted(scenario.method ?? "GET")}`,
-    `wrk.headers["Authorization"] = ${luaQuoted(`Bearer ${key}`)}`,
+    `wrk.headers["Authorization"] = ${luaQuoted(`Bearer ${scenario.key ?? key}`)}`,
     `wrk.headers["Content-Type"] = "application/json"`
   ]
   if (scenario.body !== undefined) lines.push(`wrk.body = ${luaLong(scenario.body)}`)
+  if (scenario.sequence !== undefined) {
+    // Each thread formats its share of the sequence once (entries tid, tid + n, ...) and cycles through it.
+    const entries = scenario.sequence.map((r) => `{${luaLong(r.path)}, ${r.body === undefined ? "nil" : luaLong(r.body)}}`)
+    lines.push(
+      `local sequence = {${entries.join(",\n")}}`,
+      "local threads = 0",
+      "function setup(thread)",
+      "  threads = threads + 1",
+      '  thread:set("tid", threads)',
+      "end",
+      "local mine = {}",
+      "local at = 0",
+      "function init(args)",
+      `  for i = tid, #sequence, ${threads} do`,
+      "    local r = sequence[i]",
+      "    table.insert(mine, wrk.format(nil, r[1], nil, r[2]))",
+      "  end",
+      "end",
+      "function request()",
+      "  at = at % #mine + 1",
+      "  return mine[at]",
+      "end"
+    )
+  }
   if (scenario.uniqueBody !== undefined) {
     const json = JSON.stringify({ ...scenario.uniqueBody.template, external_id: EXTERNAL_ID_MARK })
     const [head, tail] = json.split(JSON.stringify(EXTERNAL_ID_MARK))
@@ -482,6 +523,8 @@ const runWrk = async (dir: string, url: string, key: string, scenario: LoadConfi
 interface Combined extends LoadResult {
   /** Each load's req/s. */
   readonly perInstance: readonly number[]
+  /** The server process(es)' CPU time (user + system, from /proc/<pid>/stat) over the run, in µs per request answered. */
+  readonly cpuPerRequest?: number
 }
 
 const combine = (results: readonly LoadResult[]): Combined => {
@@ -514,13 +557,22 @@ interface Target {
   readonly key: string
   /** Seeded encounter ids. */
   readonly ids: readonly string[]
+  /** A key with the `claims:write` scope (the references' only key has it). */
+  readonly writeKey: string
+  /** The latest claims of the seeded encounters, as many as a multiple of the wrk threads. */
+  readonly claims: readonly string[]
 }
 
 interface Scenario {
   readonly name: string
   readonly unique: boolean
-  readonly config: (target: Target, round: number) => LoadConfig
+  readonly config: (target: Target, round: number) => LoadConfig | Promise<LoadConfig>
+  /** Runs after each run on a target (not timed). */
+  readonly after?: (target: Target) => Promise<void>
 }
+
+/** Pages of the event feed the follow scenario cycles through. */
+const FEED_PAGES = 50
 
 const scenarios: readonly Scenario[] = [
   {
@@ -540,7 +592,29 @@ const scenarios: readonly Scenario[] = [
   },
   { name: "list page (100)", unique: false, config: () => ({ path: "/api/encounters?limit=100" }) },
   { name: "one read", unique: false, config: (t) => ({ path: `/api/encounters/${t.ids[0] ?? ""}` }) },
-  { name: "event poll (100)", unique: false, config: () => ({ path: "/api/encounters/compat-version/events?limit=100" }) }
+  { name: "compat list page (100)", unique: false, config: () => ({ path: "/api/encounters/compat-version?limit=100" }) },
+  { name: "compat one read", unique: false, config: (t) => ({ path: `/api/encounters/compat-version/${t.ids[0] ?? ""}` }) },
+  {
+    name: "claim status change",
+    unique: false,
+    // Every request moves a claim to the other status of the cycle (and writes its event); afterwards all go back to draft.
+    config: (t) => ({ path: "/api/claims", method: "POST", key: t.writeKey, sequence: statusSequence(t.claims) }),
+    after: async (t) => {
+      for (const server of t.servers) await resetClaims(server.url, t.writeKey, t.claims)
+    }
+  },
+  { name: "event poll (100)", unique: false, config: () => ({ path: "/api/encounters/compat-version/events?limit=100" }) },
+  {
+    name: "event poll (follow)",
+    unique: false,
+    // The first FEED_PAGES pages, each by the previous page's next_page_token, read in turn.
+    config: async (t) => {
+      const first = t.servers[0]
+      if (first === undefined) throw new Error(`${t.name}: no server`)
+      const sequence = await feedPages(first.url, t.key, FEED_PAGES)
+      return { path: "/api/encounters/compat-version/events?limit=100", sequence }
+    }
+  }
 ]
 
 /**
@@ -556,6 +630,7 @@ const forInstance = (scenario: LoadConfig, i: number, of: number): LoadConfig =>
 const runOnce = async (dir: string, target: Target, config: LoadConfig): Promise<Combined> => {
   const shares = connectionShares()
   const of = target.servers.length
+  const cpuBefore = target.servers.reduce((acc, s) => acc + cpuMicros(s.pid), 0)
   const results = await Promise.all(
     target.servers.map((server, i) => {
       const c = forInstance(config, i, of)
@@ -563,7 +638,9 @@ const runOnce = async (dir: string, target: Target, config: LoadConfig): Promise
       return loadTool === "wrk" ? runWrk(dir, server.url, target.key, c, conns) : runAutocannon(server.url, target.key, c, conns)
     })
   )
-  return combine(results)
+  const cpu = target.servers.reduce((acc, s) => acc + cpuMicros(s.pid), 0) - cpuBefore
+  const combined = combine(results)
+  return { ...combined, cpuPerRequest: combined.total > 0 ? cpu / combined.total : Number.NaN }
 }
 
 /** After a run: every server of the target still runs and answers an authenticated read. */
@@ -589,18 +666,22 @@ const best = (cell: Cell): Combined => {
   return rest.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a), first)
 }
 
+/** The lowest server CPU per request over the rounds (CPU time per request is what load from other processes inflates least). */
+const cpuOf = (cell: Cell | undefined): number =>
+  cell === undefined ? Number.NaN : Math.min(...cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => !Number.isNaN(x)))
+
 // ---- report -----------------------------------------------------------------------------------
 
 /** The PostgreSQL table: encounterd alone, one or two instances, as before the side-by-side mode. */
 const singleTable = (rows: ReadonlyArray<{ name: string; result: Combined; rss: number }>): string =>
   [
     instances === 1
-      ? "| scenario | req/s | p50 ms | p99 ms | non-2xx | errors / timeouts | peak RSS MiB |"
-      : "| scenario | req/s (sum of 2) | p50 ms (worse of 2) | p99 ms (worse of 2) | non-2xx | errors / timeouts | peak RSS MiB (max of 2) |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+      ? "| scenario | req/s | server CPU µs/req | p50 ms | p99 ms | non-2xx | errors / timeouts | peak RSS MiB |"
+      : "| scenario | req/s (sum of 2) | server CPU µs/req (both) | p50 ms (worse of 2) | p99 ms (worse of 2) | non-2xx | errors / timeouts | peak RSS MiB (max of 2) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       ({ name, result: r, rss }) =>
-        `| ${name} | ${fmt(r.reqPerSec, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${r.non2xx} | ${r.errors} / ${r.timeouts} | ${fmt(rss)} |`
+        `| ${name} | ${fmt(r.reqPerSec, 0)} | ${fmt(r.cpuPerRequest ?? Number.NaN, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${r.non2xx} | ${r.errors} / ${r.timeouts} | ${fmt(rss)} |`
     )
   ].join("\n")
 
@@ -608,11 +689,15 @@ const singleTable = (rows: ReadonlyArray<{ name: string; result: Combined; rss: 
 const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>): string => {
   const withEnc = targetNames.includes("encounterd")
   const withRatio = withEnc && targetNames.includes("fastify-ref")
+  const withBunRatio = withEnc && targetNames.includes("bun-ref")
   const of = rounds === 1 ? "" : ` (best of ${rounds})`
+  const cpuOfRounds = rounds === 1 ? "" : ` (lowest of ${rounds})`
   const header = [
     "scenario",
     ...targetNames.map((t) => `${t} req/s${of}`),
+    ...targetNames.map((t) => `${t} CPU µs/req${cpuOfRounds}`),
     ...(withEnc ? ["encounterd p50 ms", "encounterd p99 ms"] : []),
+    ...(withBunRatio ? ["encounterd ÷ bun-ref"] : []),
     ...(withRatio ? ["encounterd ÷ fastify-ref"] : []),
     "non-2xx / errors / timeouts (all runs)"
   ]
@@ -626,12 +711,15 @@ const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell
     }
     const enc = bestOf("encounterd")
     const fastify = bestOf("fastify-ref")
+    const bunRef = bestOf("bun-ref")
     const all = [...row.values()].flatMap((c) => c.runs)
     const sum = (f: (r: Combined) => number) => all.reduce((acc, r) => acc + f(r), 0)
     const values = [
       s.name,
       ...targetNames.map((t) => fmt(bestOf(t)?.reqPerSec ?? Number.NaN, 0)),
+      ...targetNames.map((t) => fmt(cpuOf(row.get(t)), 0)),
       ...(withEnc && enc !== undefined ? [fmt(enc.p50, 1), fmt(enc.p99, 1)] : []),
+      ...(withBunRatio && enc !== undefined && bunRef !== undefined ? [fmt(enc.reqPerSec / bunRef.reqPerSec, 2)] : []),
       ...(withRatio && enc !== undefined && fastify !== undefined ? [fmt(enc.reqPerSec / fastify.reqPerSec, 2)] : []),
       `${sum((r) => r.non2xx)} / ${sum((r) => r.errors)} / ${sum((r) => r.timeouts)}`
     ]
@@ -653,7 +741,10 @@ const statusLine = (name: string, row: ReadonlyMap<TargetName, Cell>): string =>
     const cell = row.get(t)
     if (cell === undefined) return []
     const b = best(cell)
-    const roundsText = cell.runs.length === 1 ? "" : ` (rounds: ${cell.runs.map((r) => fmt(r.reqPerSec, 0)).join(", ")})`
+    const roundsText =
+      cell.runs.length === 1
+        ? ""
+        : ` (rounds: ${cell.runs.map((r) => `${fmt(r.reqPerSec, 0)} at ${fmt(r.cpuPerRequest ?? Number.NaN, 0)} µs`).join(", ")})`
     const requests = cell.runs.reduce((acc, r) => acc + r.total, 0)
     const codes = new Map<string, number>()
     for (const r of cell.runs) for (const [c, n] of Object.entries(r.statusCodes ?? {})) codes.set(c, (codes.get(c) ?? 0) + n)
@@ -739,7 +830,10 @@ const main = async () => {
       if (first === undefined) throw new Error(`${t.name}: no server`)
       const ids = await seed(first, t.key)
       console.error(`${t.name}: seeded ${ids.length} encounters on ${t.servers.map((s) => `${s.url} (pid ${s.pid})`).join(" and ")}`)
-      targets.push({ ...t, ids })
+      const writeKey = t.name === "encounterd" ? encounterdWriteKey(flags.binary, database.dbFor("encounterd")) : t.key
+      // A multiple of the wrk threads, so each thread keeps to its own claims (scenario-data.ts).
+      const claims = await latestClaims(first.url, t.key, SEED - (SEED % threads))
+      targets.push({ ...t, ids, writeKey, claims })
     }
 
     // The kernel's VmHWM may read a little lower than a transient peak read earlier: keep the highest seen.
@@ -761,7 +855,8 @@ const main = async () => {
           console.error(
             `${s.name}: ${target.name}${rounds === 1 ? "" : `, round ${round + 1}/${rounds}`}, ${duration} s with ${shares.join(" + ")} connections (${loadTool})...`
           )
-          const result = await runOnce(dir, target, s.config(target, round))
+          const result = await runOnce(dir, target, await s.config(target, round))
+          await s.after?.(target)
           const cell = row.get(target.name)
           cell?.runs.push(result)
           if (s.unique) await checkAlive(target, s.name)
@@ -808,6 +903,13 @@ const main = async () => {
           ? "req/s: one run per target and scenario, the targets one after another under the same load."
           : `req/s: the best of ${rounds} rounds per target (each round runs the targets one after another, starting one target further along each time); p50/p99 are from that best run.`
       )
+      notes.push(
+        "CPU µs/req: the server process's CPU time (utime + stime from /proc/<pid>/stat) over the run, divided by the requests answered; " +
+          "the lowest of the rounds, since load from other processes inflates it least."
+      )
+      if (targetNames.includes("encounterd") && targetNames.includes("bun-ref")) {
+        notes.push("encounterd ÷ bun-ref: encounterd's req/s over bun-ref's (best rounds); the target is ≥ 0.90.")
+      }
       if (targetNames.includes("encounterd") && targetNames.includes("fastify-ref")) {
         notes.push("encounterd ÷ fastify-ref: encounterd's req/s over fastify-ref's; ≥ 1.00 means at or above Fastify.")
       }

@@ -27,6 +27,24 @@ export const helpText = (spec: CommandSpec): string => {
   return `${lines.join("\n")}\n`
 }
 
+/** A command's summary up to its first full stop: the one line the command lists show. */
+export const summaryLine = (spec: CommandSpec): string => spec.summary.split(". ")[0]?.replace(/\.$/, "") ?? spec.summary
+
+/** The commands of a group (the words before the last one of a command name, e.g. `keys`). */
+export const groupOf = (name: string): string | undefined => {
+  const words = name.split(" ")
+  return words.length > 1 ? words.slice(0, -1).join(" ") : undefined
+}
+
+/** The help of a command group (`encounterd keys --help`): its subcommands, one line each. */
+export const groupHelpText = (group: string, members: ReadonlyArray<readonly [string, CommandSpec]>): string => {
+  const width = Math.max(...members.map(([name]) => name.length)) + 2
+  const lines = [`Usage: encounterd ${group} COMMAND [options]   (each command has --help)`, "", "Commands:"]
+  for (const [name, spec] of members) lines.push(`  ${name.padEnd(width)} ${summaryLine(spec)}`)
+  lines.push("", `Run "encounterd ${group} COMMAND --help" for a command's options.`)
+  return `${lines.join("\n")}\n`
+}
+
 /** Parses flags strictly (unknown flags are usage errors); environment variables fill what flags leave unset. */
 export const parse = (spec: CommandSpec, argv: ReadonlyArray<string>): Parsed | "help" => {
   const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } }

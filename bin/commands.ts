@@ -1,11 +1,10 @@
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import { SqlClient } from "@effect/sql"
-import { Effect, type Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
+import { isPostgresUrl } from "../lib/db-url.js"
 import { ClaimStatuses, isClaimStatus } from "../lib/domain/claim-status.js"
 import { Scopes, type Scope } from "../lib/domain/workspace.js"
-import { migrate } from "../lib/adapters/sql/migrations/index.js"
-import { isPostgresUrl } from "../lib/db-url.js"
+import { DatabaseAdmin } from "../lib/ports/database-admin.js"
 import { changeClaimStatus } from "../lib/rules/change-claim-status.js"
 import {
   createApiKey,
@@ -15,31 +14,12 @@ import {
   listWorkspaces,
   revokeApiKey
 } from "../lib/rules/workspaces.js"
-import { defaults } from "../server/config.js"
-import { type CommandSpec, type Parsed, required, str, UsageError } from "./args.js"
-import { databaseLayer } from "./database.js"
+import { required, str, UsageError } from "./args.js"
+import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
+import { webhookCommands } from "./webhook-commands.js"
+import { x12Commands } from "./x12-commands.js"
 
-const dbOption = { type: "string", env: "ENCOUNTERD_DB", help: `SQLite file or postgres:// URL (default ${defaults.db})` } as const
-
-export const dbPath = (p: Parsed): string => str(p, "db") ?? defaults.db
-
-/** Runs one effect against the database and disposes of it (the connection is closed). */
-export const withDb = async <A, E>(
-  db: string,
-  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof databaseLayer>>>
-): Promise<A> => {
-  const runtime = ManagedRuntime.make(databaseLayer(db))
-  try {
-    return await runtime.runPromise(effect)
-  } finally {
-    await runtime.dispose()
-  }
-}
-
-export interface Command {
-  readonly spec: CommandSpec
-  readonly run: (p: Parsed) => Promise<unknown>
-}
+export { dbPath, withDb, type Command } from "./db-command.js"
 
 export const commands: Record<string, Command> = {
   "workspaces create": {
@@ -87,12 +67,12 @@ export const commands: Record<string, Command> = {
   },
   "keys revoke": {
     spec: {
-      usage: "encounterd keys revoke ID [--db FILE]",
+      usage: "encounterd keys revoke ID [--workspace SLUG] [--db FILE]",
       summary: "Revoke a key at once. Prints the key's record.",
-      options: { db: dbOption },
+      options: { workspace: { type: "string", help: "Workspace slug (default: the key's own, looked up)" }, db: dbOption },
       positionals: ["ID"]
     },
-    run: (p) => withDb(dbPath(p), revokeApiKey(p.positionals[0]!))
+    run: (p) => withDb(dbPath(p), revokeApiKey(p.positionals[0]!, str(p, "workspace")))
   },
   "claims set-status": {
     spec: {
@@ -115,23 +95,25 @@ export const commands: Record<string, Command> = {
       )
     }
   },
+  ...webhookCommands,
   backup: {
     spec: {
       usage: "encounterd backup --out FILE [--db FILE]",
-      summary: "Write a consistent copy of the database (also while the server runs), with VACUUM INTO.",
-      options: { out: { type: "string", help: "Destination file (must not exist)" }, db: dbOption }
+      summary:
+        "Write a consistent copy of the database (also while the server runs), with VACUUM INTO, owner-only, checked with PRAGMA integrity_check.",
+      options: { out: { type: "string", help: "Destination file (must not exist; its folder must)" }, db: dbOption }
     },
     run: (p) => {
+      // What the arguments themselves get wrong is a usage error (exit 2); what the system refuses is not.
       if (isPostgresUrl(dbPath(p))) throw new UsageError("on PostgreSQL, back up with the engine's own tools (pg_dump, base backups)")
       const out = resolve(required(p, "out"))
       if (existsSync(out)) throw new UsageError(`${out} already exists`)
       return withDb(
         dbPath(p),
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`VACUUM INTO ${out}`
-          return { backup: out, db: resolve(dbPath(p)) }
-        })
+        Effect.map(
+          Effect.flatMap(DatabaseAdmin, (admin) => admin.backup(out)),
+          (b) => ({ backup: b.backup, db: b.db, integrity: b.integrity })
+        )
       )
     }
   },
@@ -142,12 +124,11 @@ export const commands: Record<string, Command> = {
         dbPath(p),
         Effect.gen(function* () {
           // Opening the database applies what is pending; this reports the resulting version.
-          yield* migrate
-          const sql = yield* SqlClient.SqlClient
-          const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
-          return { db: isPostgresUrl(dbPath(p)) ? "postgres" : resolve(dbPath(p)), migrations: rows.map((r) => ({ id: r.migration_id, name: r.name })) }
+          const admin = yield* DatabaseAdmin
+          const migrations = yield* admin.migrations()
+          return { db: admin.description, migrations }
         })
       )
-  }
+  },
+  ...x12Commands
 }
-

@@ -1,22 +1,28 @@
 #!/usr/bin/env bun
 import { Cause, Runtime } from "effect"
-import { VERSION } from "../server/api.js"
-import { helpText, parse, UsageError } from "./args.js"
+import { VERSION, versionLine } from "../server/build-info.js"
+import { groupHelpText, groupOf, helpText, parse, summaryLine, UsageError } from "./args.js"
 import { commands } from "./commands.js"
 import { serve, serveSpec } from "./serve.js"
 
+const commandList = [["serve", serveSpec] as const, ...Object.entries(commands).map(([name, c]) => [name, c.spec] as const)]
+
 const topHelp = `encounterd ${VERSION}: encounter intake and claim status service
 
-Usage: encounterd COMMAND [options]   (each command has --help)
+Usage: encounterd COMMAND [options]   (each command, and each group such as "keys", has --help)
 
 Commands:
-  serve                      Run the HTTP API
-${Object.entries(commands)
-  .map(([name, c]) => `  ${name.padEnd(26)} ${c.spec.summary.split(".")[0]}`)
-  .join("\n")}
+${commandList.map(([name, spec]) => `  ${name.padEnd(26)} ${summaryLine(spec)}`).join("\n")}
+  ${"--version".padEnd(26)} Print the version
+  ${"--help".padEnd(26)} Show this help
 
 Output: JSON on stdout, messages on stderr; exit 0 on success, 1 on failure, 2 on a usage error.
 `
+
+const isHelp = (arg: string | undefined): boolean => arg === "--help" || arg === "-h" || arg === "help"
+
+/** The commands of a group such as `keys`, in the order they are declared. */
+const groupMembers = (group: string) => commandList.filter(([name]) => groupOf(name) === group)
 
 /** Domain failures carry a tag and a message; show those, never a stack. */
 const describe = (e: unknown): string => {
@@ -24,10 +30,9 @@ const describe = (e: unknown): string => {
   if (Runtime.isFiberFailure(e)) {
     const cause = e[Runtime.FiberFailureCauseId]
     const failure = Cause.failureOption(cause)
-    if (failure._tag === "Some") {
-      const f = failure.value
-      if (typeof f === "object" && f !== null && "message" in f) return String(f.message)
-    }
+    // A typed failure, or one that a layer turned into a defect (an unusable database): its own message.
+    const reason = failure._tag === "Some" ? failure.value : Cause.dieOption(cause).pipe((d) => (d._tag === "Some" ? d.value : undefined))
+    if (typeof reason === "object" && reason !== null && "message" in reason) return String(reason.message)
     return Cause.pretty(cause).split("\n")[0] ?? "failed"
   }
   return e instanceof Error ? e.message : String(e)
@@ -35,12 +40,12 @@ const describe = (e: unknown): string => {
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const [first, second] = argv
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (first === undefined || isHelp(first)) {
     process.stdout.write(topHelp)
     return first === undefined ? 2 : 0
   }
   if (first === "--version") {
-    process.stdout.write(`${VERSION}\n`)
+    process.stdout.write(`${versionLine()}\n`)
     return 0
   }
   if (first === "serve") {
@@ -50,6 +55,18 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       return 0
     }
     return serve(parsed)
+  }
+  const members = groupMembers(first)
+  if (commands[first] === undefined && members.length > 0) {
+    if (isHelp(second)) {
+      process.stdout.write(groupHelpText(first, members))
+      return 0
+    }
+    const names = members.map(([name]) => name.slice(first.length + 1)).join(", ")
+    if (second === undefined) throw new UsageError(`${first} needs a command (${names}); see encounterd ${first} --help`)
+    if (commands[`${first} ${second}`] === undefined) {
+      throw new UsageError(`unknown command: ${first} ${second} (${first} has ${names}); see encounterd ${first} --help`)
+    }
   }
   const name = commands[first] !== undefined ? first : `${first} ${second ?? ""}`
   const command = commands[name]

@@ -1,13 +1,18 @@
-import { Effect, ManagedRuntime } from "effect"
-import { createApiKey, createWorkspace, listWorkspaces } from "../lib/rules/workspaces.js"
+import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { ensureFirstRun } from "../lib/rules/workspaces.js"
+import { webhookSettingsLayer } from "../lib/webhooks/settings.js"
+import { runDeliveryWorker } from "../lib/webhooks/worker.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { startServer } from "../server/server.js"
+import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
-import { databaseLayer, describeDb } from "./database.js"
+import { databaseLayer, describeDb, type StorageConfig, storageDefaults } from "./database.js"
+import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
-  usage: "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N]",
+  usage:
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-secret-key-file FILE]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -18,53 +23,69 @@ export const serveSpec: CommandSpec = {
     "body-limit": { type: "string", env: "ENCOUNTERD_BODY_LIMIT", help: "Largest request body in bytes (default 1048576)" },
     "rate-limit": { type: "string", env: "ENCOUNTERD_RATE_LIMIT", help: "Requests per second per key, 0 = off (default 100)" },
     "rate-burst": { type: "string", env: "ENCOUNTERD_RATE_BURST", help: "Burst per key above the rate (default 2x rate, at least 200)" },
-    synchronous: { type: "string", env: "ENCOUNTERD_SYNCHRONOUS", help: "SQLite synchronous: FULL (default, survives power loss) or NORMAL" }
+    synchronous: { type: "string", env: "ENCOUNTERD_SYNCHRONOUS", help: "SQLite synchronous: FULL (default, survives power loss) or NORMAL" },
+    "metrics-key": { type: "string", env: "ENCOUNTERD_METRICS_KEY", help: "Require Authorization: Bearer KEY on GET /metrics (default: open)" },
+    "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
+    ...webhookFlagSpecs
+  }
+}
+
+/** The database settings of `serve` (and of every command that opens the database). */
+export const storageConfig = (p: Parsed): StorageConfig => {
+  const sync = str(p, "synchronous")?.toUpperCase()
+  if (sync !== undefined && sync !== "FULL" && sync !== "NORMAL") throw new UsageError("--synchronous must be FULL or NORMAL")
+  const poolSize = int(p, "pool-size", 1)
+  return {
+    db: str(p, "db") ?? storageDefaults.db,
+    synchronous: sync ?? storageDefaults.synchronous,
+    ...(poolSize !== undefined ? { poolSize } : {})
   }
 }
 
 export const serveConfig = (p: Parsed): ServerConfig => {
-  const sync = str(p, "synchronous")?.toUpperCase()
-  if (sync !== undefined && sync !== "FULL" && sync !== "NORMAL") throw new UsageError("--synchronous must be FULL or NORMAL")
   const port = int(p, "port", 0)
   if (port !== undefined && port > 65535) throw new UsageError("--port must be at most 65535")
   const publicUrl = str(p, "public-url")
   if (publicUrl !== undefined && !/^https?:\/\/\S+$/.test(publicUrl)) throw new UsageError("--public-url must be an http(s) URL")
+  const metricsKey = str(p, "metrics-key")
+  if (metricsKey !== undefined && !/^\S{16,}$/.test(metricsKey)) throw new UsageError("--metrics-key must be at least 16 characters without spaces")
+  const noMetrics = p.values["no-metrics"]
+  if (typeof noMetrics === "string" && !/^(1|true|0|false|)$/i.test(noMetrics)) throw new UsageError("ENCOUNTERD_NO_METRICS must be 1, true, 0 or false")
+  const metrics = !(noMetrics === true || (typeof noMetrics === "string" && /^(1|true)$/i.test(noMetrics)))
   return withDefaults({
     ...(port !== undefined ? { port } : {}),
     ...(str(p, "host") !== undefined ? { host: str(p, "host")! } : {}),
-    ...(str(p, "db") !== undefined ? { db: str(p, "db")! } : {}),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(int(p, "body-limit", 1) !== undefined ? { bodyLimit: int(p, "body-limit", 1)! } : {}),
     ...(int(p, "rate-limit", 0) !== undefined ? { rateLimit: int(p, "rate-limit", 0)! } : {}),
     ...(int(p, "rate-burst", 1) !== undefined ? { rateBurst: int(p, "rate-burst", 1)! } : {}),
-    ...(sync !== undefined ? { synchronous: sync } : {})
+    metrics,
+    ...(metricsKey !== undefined ? { metricsKey } : {})
   })
 }
 
-/** On an empty database: the workspace `default` and one key, printed once. */
-const firstRun = Effect.gen(function* () {
-  const existing = yield* listWorkspaces()
-  if (existing.length > 0) return undefined
-  const ws = yield* createWorkspace("default", "Default workspace")
-  return yield* createApiKey(ws.slug, ["claims:write"])
-}).pipe(
-  // Several instances starting together on one empty PostgreSQL database: one of them creates it.
-  Effect.catchTag("SlugTaken", () => Effect.succeed(undefined))
-)
-
 export const serve = async (p: Parsed): Promise<never> => {
   const config = serveConfig(p)
-  const poolSize = int(p, "pool-size", 1)
+  const storage = storageConfig(p)
+  const webhooks = webhookOptions(p, storage.db)
+  // One registry: the storage reports commits and fsyncs into the one /metrics shows.
+  const metrics = makeServerMetrics()
   const runtime = ManagedRuntime.make(
-    databaseLayer(config.db, { synchronous: config.synchronous, ...(poolSize !== undefined ? { poolSize } : {}) })
+    Layer.merge(databaseLayer(storage).pipe(Layer.provide(metrics.layer)), Layer.orDie(webhookSettingsLayer(webhooks)))
   )
-  const key = await runtime.runPromise(firstRun)
-  if (key !== undefined) {
+  const first = await runtime.runPromise(ensureFirstRun())
+  if (Option.isSome(first)) {
+    const key = first.value
     process.stdout.write(`${JSON.stringify({ first_run: true, workspace: "default", ...key })}\n`)
     process.stderr.write(`First run: created workspace "default" and this API key (shown once):\n  ${key.key}\n`)
   }
-  const server = startServer(runtime, config)
-  log("info", "listening", { url: server.url, db: describeDb(config.db), synchronous: config.synchronous, pid: process.pid })
+  const server = startServer(runtime, config, { metrics })
+  // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
+  const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
+  if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
+    log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
+  }
+  log("info", "listening", { url: server.url, db: describeDb(storage.db), synchronous: storage.synchronous, pid: process.pid })
 
   return new Promise<never>(() => {
     let stopping = false
@@ -72,7 +93,8 @@ export const serve = async (p: Parsed): Promise<never> => {
       if (stopping) return
       stopping = true
       log("info", "shutting down", { signal })
-      // Stop accepting, let in-flight requests finish, then close the database.
+      // Stop accepting, let in-flight requests finish, stop the delivery worker (attempts under
+      // way give their leases back), then close the database.
       const force = setTimeout(() => {
         log("error", "shutdown timed out", {})
         flushLog()
@@ -80,6 +102,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       }, 9_000)
       void server
         .stop()
+        .then(() => runtime.runPromise(Fiber.interrupt(worker)))
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)

@@ -20,9 +20,24 @@ export { MemoryStorage } from "./adapters/memory/storage.js"
 export { SqlStorage } from "./adapters/sql/storage.js"
 /** Versioned schema migrations for the SQL adapter (`migrate` runs the pending ones). */
 export { migrate, migrations } from "./adapters/sql/migrations/index.js"
-/** The ports: storage, clock and id generation (swap `Clock.manual` in for tests that control time). */
-export { Storage, type StorageShape } from "./ports/storage.js"
+/**
+ * The ports: storage, clock and id generation (swap `Clock.manual` in for tests that control time).
+ * `Storage` answers reads and executes `Write`s: the complete writes rules compute (`insert`,
+ * `update` with compare-and-set, `appendEvent`), atomically, refusing them on a taken unique key
+ * or a stale row. `Tables` defines every stored table once (record schema, JSON columns, unique
+ * keys). `DatabaseAdmin`: backup (checked copy) and migration status, provided by each database layer.
+ */
+export { Storage, type StorageShape, type EncounterScan, type EventScan, type PageScan, type RawRequestScan } from "./ports/storage.js"
+export { appendEvent, insert, update, type Write, type WriteResult } from "./ports/write.js"
+export { Tables, type TableName, type RecordOf } from "./ports/tables.js"
+export { DatabaseAdmin, type DatabaseAdminShape, type BackupResult } from "./ports/database-admin.js"
 export { Clock, Ids } from "./ports/clock.js"
+/**
+ * The metrics port: storage adapters report commit and fsync durations and group-commit sizes,
+ * the delivery worker its queue depth and outcomes. Provide `Metrics` with your own sink (the
+ * server's registry: `makeServerMetrics().layer`); the default, `noMetrics`, records nothing.
+ */
+export { Metrics, noMetrics, type DeliveryOutcome, type MetricsSink } from "./ports/metrics.js"
 
 // ---- Operations ---------------------------------------------------------------------------
 
@@ -34,6 +49,14 @@ export { Clock, Ids } from "./ports/clock.js"
  * Errors: `InvalidJson`, `InvalidEncounter` (every problem with its path), `PatientControlNumberTaken`, `StorageError`.
  */
 export { createEncounter, intakeEncounter, type IntakeRequest, type IntakeResult } from "./rules/create-encounter.js"
+/**
+ * The intake log. `listIntakeRequests(ws, {outcome?, external_id?, received_after?, received_before?,
+ * limit?, page_token?})`: every stored create request with its outcome, newest first;
+ * `getIntakeRequest(ws, id)` adds the body as received (`IntakeRequestNotFound`).
+ */
+export { getIntakeRequest, listIntakeRequests, type IntakeListQuery } from "./rules/intake-log.js"
+/** On an empty database: the workspace `default` and one key with every scope (what `serve` does first). */
+export { ensureFirstRun } from "./rules/workspaces.js"
 /**
  * Reads. `getEncounter(ws, id)` (error `EncounterNotFound`, also for another workspace's id);
  * `listEncounters(ws, {external_id?, claim_status?, limit?, page_token?}, vocabulary?)` newest
@@ -68,6 +91,96 @@ export {
   type CreatedApiKey
 } from "./rules/workspaces.js"
 
+// ---- Clearinghouse exchange (X12) ------------------------------------------------------------
+
+/**
+ * Settings per workspace: `putClearinghouseSettings(ws, input)` (every problem listed:
+ * `InvalidClearinghouseSettings`), `getClearinghouseSettings(ws)` (`ClearinghouseSettingsNotFound`).
+ */
+export { getClearinghouseSettings, putClearinghouseSettings } from "./rules/clearinghouse-settings.js"
+/**
+ * 837P out. `preview837P(ws, claimId)` → the interchange text, nothing stored or moved.
+ * `createX12Batch(ws, claimIds)` (1 to `MAX_BATCH_CLAIMS`) → `X12Batch`: in one write the next
+ * control number, every claim to `submitted_to_payer` with its StatusUpdated event, and the batch
+ * with its bytes. Errors: `ClearinghouseNotConfigured`, `ClaimNotFound`, `BatchTransitionsRefused`,
+ * `ClaimsNotExportable` (each claim with its `{field, message}` problems), `InvalidExportRequest`.
+ */
+export { createX12Batch, MAX_BATCH_CLAIMS, preview837P } from "./rules/x12-export.js"
+/**
+ * 999, 277CA and 835 in. `importX12File({workspace_id, body, content_type, key_id?})` →
+ * `InboundResult` `{id, kind, duplicate, claims: [{patient_control_number, claim_id, outcome,
+ * previous_status, status, detail}]}`; the file and its effects in one write; the same
+ * interchange again answers `duplicate: true` and applies nothing; malformed input fails with
+ * `X12ReadError` (segment id and 1-based position) and applies nothing.
+ */
+export { importX12File, type X12Upload } from "./rules/x12-import.js"
+/** Reads: batches (`getX12BatchFile` answers the exact bytes) and files received, newest first. */
+export { getX12Batch, getX12BatchFile, getX12File, listX12Batches, listX12Files, type X12PageQuery } from "./rules/x12-reads.js"
+export { ClearinghouseSettings, InvalidClearinghouseSettings, decodeClearinghouseSettings } from "./domain/clearinghouse.js"
+export { InboundClaimOutcome, InboundResult, X12Batch, X12File } from "./domain/x12-exchange.js"
+export { Remittance } from "./domain/remittance.js"
+export {
+  BatchTransitionsRefused,
+  ClearinghouseNotConfigured,
+  ClearinghouseSettingsNotFound,
+  ControlNumbersExhausted,
+  X12BatchNotFound,
+  X12FileNotFound
+} from "./domain/x12-exchange-errors.js"
+export { ClaimsNotExportable, ExportProblem, InvalidExportRequest, X12ReadError, X12WriteError } from "./x12/errors.js"
+/** The pure X12 core, for embedders who move files themselves. */
+export { build837P, type Export837PInput, type Export837PResult } from "./x12/export-837p/build.js"
+export { exportability } from "./x12/export-837p/exportability.js"
+export { detectKind, readInterchange } from "./x12/read/interchange.js"
+export { read999 } from "./x12/read/ack-999.js"
+export { read277CA } from "./x12/read/ack-277ca.js"
+export { read835 } from "./x12/read/remit-835.js"
+export { actionsFrom999, statusFrom277Claim, statusFrom835Claim, type StatusAction } from "./x12/status-mapping.js"
+/**
+ * Webhook endpoints (push delivery, Standard Webhooks). Each needs `WebhookSettings` (the key that
+ * seals signing secrets, the target policy; `webhookSettingsLayer({db, keyFile?, allowPrivate?})`,
+ * `memoryLayer` has one): `createWebhookEndpoint(ws, {url, event_types?, description?})` (the
+ * secret is answered once; `InvalidWebhookInput` names each path, private targets are refused
+ * unless allowed), `listWebhookEndpoints`, `getWebhookEndpoint`, `updateWebhookEndpoint(ws, id,
+ * patch)`, `deleteWebhookEndpoint`, `rotateWebhookSecret` (both secrets sign for 24 hours).
+ * Errors: `WebhookEndpointNotFound` (also another workspace's), `WebhooksUnavailable` (no key).
+ */
+export {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+  type EndpointListQuery
+} from "./rules/webhook-endpoints.js"
+/**
+ * Deliveries: `listWebhookDeliveries(ws, endpointId, {status?, limit?, page_token?})` newest first;
+ * `retryWebhookDelivery(ws, id)` (one more attempt now, also for a failed one);
+ * `recoverWebhookDeliveries(ws, endpointId, {since})` queues every matching event since then again.
+ * Deliveries are written with their event (the outbox) and made by the delivery worker.
+ */
+export {
+  listWebhookDeliveries,
+  recoverWebhookDeliveries,
+  retryWebhookDelivery,
+  type DeliveryListQuery
+} from "./rules/webhook-deliveries.js"
+/**
+ * The delivery worker: `DeliveryWorker.layer({concurrency?, perEndpoint?, pollMs?})` runs while the
+ * layer lives (or `runDeliveryWorker()` as an effect); it claims due deliveries with a lease, so
+ * several processes on one database share the work. It needs Storage, Clock and WebhookSettings.
+ */
+export { DeliveryWorker, runDeliveryWorker, type WorkerOptions } from "./webhooks/worker.js"
+export {
+  ephemeralWebhookSettings,
+  WebhookSettings,
+  webhookSettingsLayer,
+  type WebhookSettingsOptions,
+  type WebhookSettingsShape
+} from "./webhooks/settings.js"
+export { DeliverySignal } from "./webhooks/signal.js"
+
 // ---- Domain -------------------------------------------------------------------------------
 
 /** Claim statuses, the five filterable ones, and the transition table (the product's rule). */
@@ -89,12 +202,24 @@ export { Event, EventTypes, SCHEMA_VERSION, toEvent } from "./domain/event.js"
 export { Page, DEFAULT_LIMIT, MAX_LIMIT } from "./domain/page.js"
 export { Workspace, Scopes, type Scope, type Principal, type ApiKeyView } from "./domain/workspace.js"
 export { ApiKeyId, ClaimId, EncounterId, EventId, WorkspaceId } from "./domain/ids.js"
+/** Webhook records and views: endpoints (never a secret in a view), deliveries, statuses. */
+export {
+  WebhookDeliveryStatuses,
+  WebhookDeliveryView,
+  WebhookEndpointCreated,
+  WebhookEndpointStatus,
+  WebhookEndpointView
+} from "./domain/webhook.js"
+export { InvalidWebhookInput, WebhookDeliveryNotFound, WebhookEndpointNotFound, WebhooksUnavailable } from "./domain/webhook-errors.js"
 /** Typed errors; each has a `_tag` and a readable `message`. */
 export {
   ApiKeyNotFound,
   ClaimNotFound,
   EncounterNotFound,
   EventNotFound,
+  BackupFailed,
+  DatabaseUnusable,
+  IntakeRequestNotFound,
   FieldIssue,
   InvalidEncounter,
   InvalidJson,

@@ -2,12 +2,20 @@ import { Layer } from "effect"
 import { MemoryStorage } from "./adapters/memory/storage.js"
 import { SqlStorage } from "./adapters/sql/storage.js"
 import { Clock, Ids } from "./ports/clock.js"
+import { ephemeralWebhookSettings } from "./webhooks/settings.js"
+import { DeliverySignal } from "./webhooks/signal.js"
 
-/** What every operation of the library needs: storage, clock and id generation. */
-export const liveServices = Layer.mergeAll(Clock.live, Ids.live)
+/**
+ * What every operation of the library needs: clock and id generation; and the in-process nudge
+ * from writes that queued webhook deliveries to a delivery worker, when one runs.
+ */
+export const liveServices = Layer.mergeAll(Clock.live, Ids.live, DeliverySignal.live)
 
-/** The whole service on fresh in-memory storage (for tests, also embedders' tests). */
-export const memoryLayer = Layer.mergeAll(MemoryStorage.layer, liveServices)
+/**
+ * The whole service on fresh in-memory storage (for tests, also embedders' tests), with webhook
+ * settings whose sealing key lives as long as the layer (private targets refused).
+ */
+export const memoryLayer = Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings())
 
 /** The whole service on the SqlClient provided to it. */
 export const sqlLayer = Layer.mergeAll(SqlStorage.layer, liveServices)

@@ -1,10 +1,16 @@
 import { Effect } from "effect"
-import { makeOpenApi } from "./openapi.js"
+import { VERSION } from "./build-info.js"
+import { consoleRoutes } from "./console/console-routes.js"
+import { makeOpenApi, OpenApiDocument } from "./openapi.js"
 import { json, open, type Route } from "./route.js"
 import { claimStatusRoute } from "./routes/claims.js"
+import { clearinghouseRoutes } from "./routes/clearinghouse.js"
 import { compatEventRoute, compatEventsRoute, compatGetRoute, compatListRoute } from "./routes/compat.js"
 import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.js"
-import { healthRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
+import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
+import { healthRoute, metricsRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
+import { webhookRoutes } from "./routes/webhooks.js"
+import { x12Routes } from "./routes/x12.js"
 
 /**
  * Every route of the API, in match order (literal segments are declared before parameters that
@@ -13,6 +19,7 @@ import { healthRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
 const apiRoutes: ReadonlyArray<Route> = [
   healthRoute,
   readyRoute,
+  metricsRoute,
   workspaceRoute,
   createEncounterRoute,
   compatListRoute,
@@ -20,12 +27,25 @@ const apiRoutes: ReadonlyArray<Route> = [
   compatEventRoute,
   compatGetRoute,
   ...encounterReadRoutes,
-  claimStatusRoute
+  claimStatusRoute,
+  intakeListRoute,
+  intakeGetRoute,
+  ...clearinghouseRoutes,
+  ...x12Routes,
+  ...webhookRoutes
 ]
 
-export const VERSION = "0.1.0"
+export { VERSION } from "./build-info.js"
 
-let document: ReturnType<typeof makeOpenApi> | undefined
+/** Built once per public URL (it names the server); tests run several servers in one process. */
+const documents = new Map<string, OpenApiDocument>()
+const documentFor = (publicUrl: string): OpenApiDocument => {
+  const known = documents.get(publicUrl)
+  if (known !== undefined) return known
+  const made = makeOpenApi(routes, VERSION, publicUrl)
+  documents.set(publicUrl, made)
+  return made
+}
 
 const openApiRoute = open(
   {
@@ -34,9 +54,12 @@ const openApiRoute = open(
     operationId: "openapi",
     tag: "Operations",
     summary: "This API's OpenAPI 3.1 description, generated from the route declarations",
-    responses: { 200: { description: "The OpenAPI document" } }
+    responses: { 200: { description: "The OpenAPI document", schema: OpenApiDocument } }
   },
-  () => Effect.sync(() => json(200, (document ??= makeOpenApi(routes, VERSION))))
+  ({ config }) => Effect.sync(() => json(200, documentFor(config.publicUrl)))
 )
 
 export const routes: ReadonlyArray<Route> = [...apiRoutes, openApiRoute]
+
+/** What the server answers: the API, then the operator console (not part of the API description). */
+export const servedRoutes: ReadonlyArray<Route> = [...routes, ...consoleRoutes]

@@ -12,7 +12,22 @@ export const isJsonContentType = (value: string | null): boolean => {
 export const requireJson = (request: Request) =>
   isJsonContentType(request.headers.get("content-type"))
     ? Effect.void
-    : Effect.fail(new UnsupportedMediaType({ received: request.headers.get("content-type") ?? "" }))
+    : Effect.fail(new UnsupportedMediaType({ received: request.headers.get("content-type") ?? "", expected: "application/json" }))
+
+/** The media types an uploaded X12 interchange may come as. */
+export const X12_CONTENT_TYPES = ["application/edi-x12", "text/plain"] as const
+
+/** X12 files are larger than JSON requests: a month of remittances from a big payer runs to megabytes. */
+export const X12_BODY_LIMIT = 10 * 1024 * 1024
+
+/** `application/edi-x12` or `text/plain`, with parameters (charset) or not; answers the bare type. */
+export const requireX12 = (request: Request): Effect.Effect<string, UnsupportedMediaType> => {
+  const received = request.headers.get("content-type") ?? ""
+  const type = received.split(";")[0]!.trim().toLowerCase()
+  return X12_CONTENT_TYPES.some((t) => t === type)
+    ? Effect.succeed(type)
+    : Effect.fail(new UnsupportedMediaType({ received, expected: X12_CONTENT_TYPES.join(" or ") }))
+}
 
 /**
  * Reads the body, refusing more than `limit` bytes: a declared Content-Length over the limit is

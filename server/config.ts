@@ -1,8 +1,7 @@
-/** Server settings: flags, else `ENCOUNTERD_*` environment variables, else these defaults. */
+/** HTTP server settings (the database has its own, `StorageConfig` in bin/database.ts): flags, else `ENCOUNTERD_*` environment variables, else these defaults. */
 export interface ServerConfig {
   readonly port: number
   readonly host: string
-  readonly db: string
   /** Base of the URLs the service writes into responses (compat `url`). No trailing slash. */
   readonly publicUrl: string
   /** Largest accepted request body, in bytes. */
@@ -13,19 +12,20 @@ export interface ServerConfig {
   readonly rateBurst: number
   /** Seconds a connection may stay silent (slow clients, unfinished headers or bodies). */
   readonly idleTimeout: number
-  /** SQLite `synchronous`: FULL survives power loss; NORMAL a process crash only. */
-  readonly synchronous: "FULL" | "NORMAL"
+  /** Serve `GET /metrics` (off: 404). */
+  readonly metrics: boolean
+  /** When set, `/metrics` needs `Authorization: Bearer <metricsKey>`. */
+  readonly metricsKey: string | undefined
 }
 
 export const defaults = {
   port: 8080,
   host: "127.0.0.1",
-  db: "./data/encounterd.sqlite",
   bodyLimit: 1024 * 1024,
   rateLimit: 100,
   rateBurst: 200,
   idleTimeout: 30,
-  synchronous: "FULL"
+  metrics: true
 } as const
 
 export const withDefaults = (partial: Partial<ServerConfig>): ServerConfig => {
@@ -34,12 +34,12 @@ export const withDefaults = (partial: Partial<ServerConfig>): ServerConfig => {
   return {
     port,
     host,
-    db: partial.db ?? defaults.db,
     publicUrl: (partial.publicUrl ?? `http://${host}:${port}`).replace(/\/+$/, ""),
     bodyLimit: partial.bodyLimit ?? defaults.bodyLimit,
     rateLimit: partial.rateLimit ?? defaults.rateLimit,
     rateBurst: partial.rateBurst ?? Math.max(defaults.rateBurst, (partial.rateLimit ?? defaults.rateLimit) * 2),
     idleTimeout: partial.idleTimeout ?? defaults.idleTimeout,
-    synchronous: partial.synchronous ?? defaults.synchronous
+    metrics: partial.metrics ?? defaults.metrics,
+    metricsKey: partial.metricsKey
   }
 }

@@ -3,6 +3,7 @@ import type {
   ClaimNotFound,
   EncounterNotFound,
   EventNotFound,
+  IntakeRequestNotFound,
   InvalidEncounter,
   InvalidJson,
   InvalidQuery,
@@ -11,17 +12,40 @@ import type {
   StorageError,
   Unauthorized
 } from "../lib/domain/errors.js"
+import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
+import type {
+  BatchTransitionsRefused,
+  ClearinghouseNotConfigured,
+  ClearinghouseSettingsNotFound,
+  ControlNumbersExhausted,
+  X12BatchNotFound,
+  X12FileNotFound
+} from "../lib/domain/x12-exchange-errors.js"
+import type { ClaimsNotExportable, InvalidExportRequest, X12ReadError, X12WriteError } from "../lib/x12/errors.js"
+import type {
+  InvalidWebhookInput,
+  WebhookDeliveryNotFound,
+  WebhookEndpointNotFound,
+  WebhooksUnavailable
+} from "../lib/domain/webhook-errors.js"
 
 /** Failures that only exist over HTTP. */
 export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly scope: string }> {}
 export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly path: string }> {}
 export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ readonly allow: ReadonlyArray<string> }> {}
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
-export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly received: string }> {}
+export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly received: string; readonly expected: string }> {}
 export class InvalidBody extends Data.TaggedError("InvalidBody")<{
   readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }> {}
 export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterSeconds: number }> {}
+/** A console request without a live session; `headers` may clear the session cookie. */
+export class SessionRequired extends Data.TaggedError("SessionRequired")<{
+  readonly detail: string
+  readonly headers: Record<string, string>
+}> {}
+/** A state-changing console request without its session's CSRF token, or from another origin. */
+export class CsrfRejected extends Data.TaggedError("CsrfRejected")<{ readonly detail: string }> {}
 
 export type HttpFailure =
   | Forbidden
@@ -31,6 +55,8 @@ export type HttpFailure =
   | UnsupportedMediaType
   | InvalidBody
   | RateLimited
+  | SessionRequired
+  | CsrfRejected
   | InvalidJson
   | InvalidQuery
   | InvalidEncounter
@@ -38,9 +64,25 @@ export type HttpFailure =
   | InvalidTransition
   | EncounterNotFound
   | EventNotFound
+  | IntakeRequestNotFound
   | ClaimNotFound
+  | WebhookEndpointNotFound
+  | WebhookDeliveryNotFound
+  | InvalidWebhookInput
+  | WebhooksUnavailable
   | Unauthorized
   | StorageError
+  | InvalidClearinghouseSettings
+  | ClearinghouseNotConfigured
+  | ClearinghouseSettingsNotFound
+  | ControlNumbersExhausted
+  | BatchTransitionsRefused
+  | X12BatchNotFound
+  | X12FileNotFound
+  | ClaimsNotExportable
+  | InvalidExportRequest
+  | X12ReadError
+  | X12WriteError
 
 export interface Problem {
   readonly status: number
@@ -70,11 +112,21 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: e.reason,
         headers: { "www-authenticate": 'Bearer realm="encounterd"' }
       }
+    case "SessionRequired":
+      return { status: 401, code: "session_required", title: "Sign-in required", detail: e.detail, headers: e.headers }
+    case "CsrfRejected":
+      return { status: 403, code: "csrf_failed", title: "Forbidden", detail: e.detail }
     case "Forbidden":
       return { status: 403, code: "forbidden", title: "Forbidden", detail: `This API key lacks the scope ${e.scope}` }
     case "EncounterNotFound":
     case "EventNotFound":
+    case "IntakeRequestNotFound":
     case "ClaimNotFound":
+    case "ClearinghouseSettingsNotFound":
+    case "X12BatchNotFound":
+    case "X12FileNotFound":
+    case "WebhookEndpointNotFound":
+    case "WebhookDeliveryNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "RouteNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
@@ -94,6 +146,53 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: e.message,
         extra: { claim_id: e.claim_id, current_status: e.from, requested_status: e.to, allowed_transitions: e.allowed }
       }
+    case "BatchTransitionsRefused": {
+      // The members of a single refused move describe the first claim; `errors` lists them all.
+      const first = e.claims[0]
+      return {
+        status: 409,
+        code: "invalid_transition",
+        title: "Invalid status transition",
+        detail: `${e.message}; nothing was sent or moved`,
+        errors: e.claims.map((c) => ({
+          path: `claims[${c.claim_id}].status`,
+          message: `is ${c.from}, which cannot move to submitted_to_payer (allowed: ${c.allowed.length === 0 ? "none" : c.allowed.join(", ")})`
+        })),
+        extra: { claim_id: first?.claim_id ?? "", current_status: first?.from ?? "", requested_status: "submitted_to_payer", allowed_transitions: first?.allowed ?? [] }
+      }
+    }
+    case "ClearinghouseNotConfigured":
+      return { status: 409, code: "clearinghouse_not_configured", title: "Clearinghouse not configured", detail: e.message }
+    case "ControlNumbersExhausted":
+      return { status: 409, code: "control_numbers_exhausted", title: "Control numbers exhausted", detail: e.message }
+    case "ClaimsNotExportable":
+      return {
+        status: 422,
+        code: "not_exportable",
+        title: "Not exportable",
+        detail: `${e.message}; nothing was sent or moved`,
+        errors: e.claims.flatMap((c) => c.problems.map((p) => ({ path: `claims[${c.claim_id}].${p.field}`, message: p.message })))
+      }
+    case "X12WriteError":
+      return { status: 422, code: "not_exportable", title: "Not exportable", detail: e.message, errors: [{ path: `${e.segment_id}${String(e.element).padStart(2, "0")}`, message: e.reason }] }
+    case "InvalidExportRequest":
+      return { status: 422, code: "validation_failed", title: "Validation failed", detail: e.message, errors: [{ path: e.field, message: e.reason }] }
+    case "InvalidClearinghouseSettings":
+      return {
+        status: 422,
+        code: "validation_failed",
+        title: "Validation failed",
+        detail: `${e.errors.length} problem(s) in the clearinghouse settings`,
+        errors: e.errors
+      }
+    case "X12ReadError":
+      return {
+        status: 422,
+        code: "invalid_x12",
+        title: "Invalid X12",
+        detail: `${e.reason} at segment ${e.position} (${e.segment_id}); nothing was applied`,
+        errors: [{ path: `segment ${e.position} (${e.segment_id})`, message: e.reason }]
+      }
     case "PayloadTooLarge":
       return { status: 413, code: "payload_too_large", title: "Payload too large", detail: `The body exceeds ${e.limit} bytes` }
     case "UnsupportedMediaType":
@@ -101,9 +200,10 @@ export const toProblem = (e: HttpFailure): Problem => {
         status: 415,
         code: "unsupported_media_type",
         title: "Unsupported media type",
-        detail: `Expected Content-Type application/json, received ${e.received === "" ? "none" : e.received}`
+        detail: `Expected Content-Type ${e.expected}, received ${e.received === "" ? "none" : e.received}`
       }
     case "InvalidEncounter":
+    case "InvalidWebhookInput":
     case "InvalidBody":
       return {
         status: 422,
@@ -128,10 +228,28 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `Rate limit exceeded; retry after ${e.retryAfterSeconds} s`,
         headers: { "retry-after": String(e.retryAfterSeconds) }
       }
-    case "StorageError":
-      return internalProblem
+    case "WebhooksUnavailable":
+      return { status: 503, code: "webhooks_unavailable", title: "Webhooks unavailable", detail: e.message }
+    case "StorageError": {
+      // A store that cannot take the request now: retryable, and nothing of it was stored.
+      const reason = e.unavailable
+      if (reason === undefined) return internalProblem
+      return {
+        status: 503,
+        code: "storage_unavailable",
+        title: "Storage unavailable",
+        detail: unavailableDetail[reason],
+        headers: { "retry-after": reason === "busy" ? "1" : "5" }
+      }
+    }
   }
 }
+
+const unavailableDetail = {
+  full: "The database or its disk is full; nothing of this request was stored. Retry once space is freed.",
+  busy: "The database is locked by another process; nothing of this request was stored. Retry shortly.",
+  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly."
+} as const
 
 export const internalProblem: Problem = {
   status: 500,

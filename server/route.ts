@@ -1,18 +1,22 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
-import { FieldIssue, InvalidQuery } from "../lib/domain/errors.js"
-import { formatPath } from "../lib/domain/validate.js"
+import { Effect, Either, Schema } from "effect"
+import { InvalidQuery } from "../lib/domain/errors.js"
+import { fieldIssues } from "../lib/domain/field-issues.js"
 import type { Principal, Scope } from "../lib/domain/workspace.js"
 import type { Clock, Ids } from "../lib/ports/clock.js"
 import type { Storage } from "../lib/ports/storage.js"
+import type { WebhookSettings } from "../lib/webhooks/settings.js"
 import type { ServerConfig } from "./config.js"
+import type { Registry } from "./metrics.js"
 import type { HttpFailure } from "./problem.js"
 
-export type Services = Storage | Clock | Ids
+export type Services = Storage | Clock | Ids | WebhookSettings
 
 export interface Reply {
   readonly status: number
+  /** Serialized as JSON, unless `contentType` is given: then it is sent as the text it is. */
   readonly body: unknown
   readonly headers?: Record<string, string>
+  readonly contentType?: string
 }
 
 export interface HandlerInput<Q, P> {
@@ -21,22 +25,29 @@ export interface HandlerInput<Q, P> {
   readonly query: Q
   readonly request: Request
   readonly config: ServerConfig
+  readonly metrics: Registry
 }
 
 /** What the OpenAPI document says of one response. */
 export interface ResponseDoc {
   readonly description: string
   readonly schema?: Schema.Schema.Any
+  /** Of the body; `application/json` when not given. */
+  readonly contentType?: string
+  /** Response headers worth naming, with what they carry. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 interface RouteDoc {
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly path: string
   readonly operationId: string
   readonly summary: string
   readonly description?: string
   readonly tag: string
   readonly requestBody?: Schema.Schema.Any
+  /** The media types the request body may have; `application/json` when not given. */
+  readonly requestContentTypes?: ReadonlyArray<string>
   readonly responses: Readonly<Record<number, ResponseDoc>>
 }
 
@@ -58,7 +69,8 @@ const toRecord = (params: URLSearchParams): Record<string, string | ReadonlyArra
   return out
 }
 
-const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
+/** Decodes query parameters with a schema; failures name each parameter (400). */
+export const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
   // Without declared parameters there is nothing to check (unknown ones are ignored everywhere).
   const ast = Schema.encodedSchema(schema).ast
@@ -70,14 +82,7 @@ const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
   return (params: URLSearchParams): Effect.Effect<Q, InvalidQuery> =>
     Either.match(decode(toRecord(params)), {
       onRight: Effect.succeed,
-      onLeft: (e) =>
-        Effect.fail(
-          new InvalidQuery({
-            errors: ParseResult.ArrayFormatter.formatErrorSync(e).map(
-              (i) => new FieldIssue({ path: formatPath(i.path), message: i.message })
-            )
-          })
-        )
+      onLeft: (e) => Effect.fail(new InvalidQuery({ errors: fieldIssues(e) }))
     })
 }
 
@@ -114,3 +119,11 @@ export const open = (doc: RouteDoc, handler: Handler<Record<string, never>, unde
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply =>
   headers === undefined ? { status, body } : { status, body, headers }
+
+/** A text reply (HTML, CSS, scripts, metrics) sent as it is, with its content type. */
+export const text = (status: number, body: string, contentType: string, headers?: Record<string, string>): Reply =>
+  headers === undefined ? { status, body, contentType } : { status, body, contentType, headers }
+
+/** A body sent as it is (text or bytes), with its own media type. */
+export const raw = (status: number, contentType: string, body: string | Uint8Array, headers?: Record<string, string>): Reply =>
+  headers === undefined ? { status, body, contentType } : { status, body, contentType, headers }

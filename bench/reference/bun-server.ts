@@ -1,5 +1,5 @@
 /**
- * Reference server for the benchmark: the five benchmarked routes of encounterd written directly on
+ * Reference server for the benchmark: the benchmarked routes of encounterd written directly on
  * Bun.serve and bun:sqlite, with prepared statements and a hand-written validator (shared.mjs, in
  * common with the Fastify server).
  *
@@ -65,6 +65,31 @@ const getEncounter = (req: Bun.BunRequest<"/api/encounters/:id">): Response => {
   return send("kind" in who ? who : api.one(who.workspaceId, req.params.id))
 }
 
+const baseUrl = (): string => `http://127.0.0.1:${server.port ?? port}`
+
+const compatList = (req: Request): Response => {
+  const who = api.authenticate(req.headers.get("authorization"))
+  if ("kind" in who) return send(who)
+  const { searchParams } = new URL(req.url)
+  return send(api.compatList(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token"), baseUrl()))
+}
+
+const compatOne = (req: Bun.BunRequest<"/api/encounters/compat-version/:id">): Response => {
+  const who = api.authenticate(req.headers.get("authorization"))
+  return send("kind" in who ? who : api.compatOne(who.workspaceId, req.params.id, baseUrl()))
+}
+
+const changeStatus = async (req: Bun.BunRequest<"/api/claims/:id/status">): Promise<Response> => {
+  const who = api.authenticate(req.headers.get("authorization"))
+  if ("kind" in who) return send(who)
+  const contentType = req.headers.get("content-type")
+  if (!isJsonType(contentType)) {
+    const detail = `Expected Content-Type application/json, received ${contentType ?? "none"}`
+    return send(shared.problem(415, "unsupported_media_type", "Unsupported media type", detail))
+  }
+  return send(api.changeStatus(who, req.params.id, new Uint8Array(await req.arrayBuffer())))
+}
+
 const events = (req: Request): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
   if ("kind" in who) return send(who)
@@ -78,8 +103,11 @@ const server = Bun.serve({
   maxRequestBodySize: 1024 * 1024,
   routes: {
     "/api/encounters": { GET: list, POST: create },
+    "/api/encounters/compat-version": { GET: compatList },
     "/api/encounters/compat-version/events": { GET: events },
-    "/api/encounters/:id": { GET: getEncounter }
+    "/api/encounters/compat-version/:id": { GET: compatOne },
+    "/api/encounters/:id": { GET: getEncounter },
+    "/api/claims/:id/status": { POST: changeStatus }
   },
   fetch: () => send(shared.notFound("No such route")),
   error: () => send(shared.internalError())

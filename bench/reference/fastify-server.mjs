@@ -1,5 +1,5 @@
 /**
- * Reference server for the benchmark: the five benchmarked routes of encounterd written on Fastify
+ * Reference server for the benchmark: the benchmarked routes of encounterd written on Fastify
  * and better-sqlite3 under Node, with prepared statements and a hand-written validator (shared.mjs,
  * in common with the Bun server).
  *
@@ -69,6 +69,23 @@ app.get("/api/encounters", { onRequest: authenticate }, (request, reply) =>
   send(reply, api.list(request.principal.workspaceId, request.query.limit, request.query.page_token))
 )
 
+/** Known once listening; routes run only after that. */
+let origin = ""
+const baseUrl = () => origin
+
+app.get("/api/encounters/compat-version", { onRequest: authenticate }, (request, reply) =>
+  send(reply, api.compatList(request.principal.workspaceId, request.query.limit, request.query.page_token, baseUrl()))
+)
+
+app.get("/api/encounters/compat-version/:id", { onRequest: authenticate }, (request, reply) =>
+  send(reply, api.compatOne(request.principal.workspaceId, request.params.id, baseUrl()))
+)
+
+app.post("/api/claims/:id/status", { onRequest: authenticate }, (request, reply) => {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+  return send(reply, api.changeStatus(request.principal, request.params.id, body))
+})
+
 app.get("/api/encounters/compat-version/events", { onRequest: authenticate }, (request, reply) =>
   send(reply, api.events(request.principal.workspaceId, request.query.limit, request.query.page_token))
 )
@@ -91,7 +108,9 @@ app.setErrorHandler((error, _request, reply) => {
 
 await app.listen({ host: "127.0.0.1", port })
 const address = app.server.address()
-shared.announce(typeof address === "object" && address !== null ? address.port : port, api.apiKey, synchronous)
+const boundPort = typeof address === "object" && address !== null ? address.port : port
+origin = `http://127.0.0.1:${boundPort}`
+shared.announce(boundPort, api.apiKey, synchronous)
 shared.exitOnSigterm(async () => {
   await app.close()
   db.close()

@@ -30,6 +30,7 @@ export interface Driver {
 export interface Principal {
   readonly workspaceId: string
   readonly keyId: string
+  readonly scopes: ReadonlyArray<string>
 }
 
 export interface JsonAnswer {
@@ -51,7 +52,7 @@ export interface Problem {
 export type Answer = JsonAnswer | Problem
 
 /**
- * The five benchmarked routes. `limit` and `pageToken` are the query parameters as the framework
+ * The benchmarked routes. `limit` and `pageToken` are the query parameters as the framework
  * hands them over, undefined or null when absent.
  */
 export interface ReferenceApi {
@@ -65,6 +66,12 @@ export interface ReferenceApi {
   readonly list: (workspaceId: string, limit: unknown, pageToken: unknown) => Answer
   /** GET /api/encounters/:id */
   readonly one: (workspaceId: string, id: string) => Answer
+  /** GET /api/encounters/compat-version, each item in the vendor's v4 shape (its `url` under `baseUrl`) */
+  readonly compatList: (workspaceId: string, limit: unknown, pageToken: unknown, baseUrl: string) => Answer
+  /** GET /api/encounters/compat-version/:id */
+  readonly compatOne: (workspaceId: string, id: string, baseUrl: string) => Answer
+  /** POST /api/claims/:id/status with a JSON body (scope claims:write) */
+  readonly changeStatus: (who: Principal, claimId: string, body: Uint8Array) => Answer
   /** GET /api/encounters/compat-version/events */
   readonly events: (workspaceId: string, limit: unknown, pageToken: unknown) => Answer
 }

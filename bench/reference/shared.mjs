@@ -13,6 +13,15 @@ import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 
 /**
+ * encounterd's own compat builder and transition table, bundled by build-compat.ts (the bench and
+ * the reference test build it first).
+ * @type {typeof import("./compat-entry.ts")}
+ */
+const encounterd = await import("./compat.gen.mjs").catch((e) => {
+  throw new Error(`bench/reference/compat.gen.mjs could not be loaded (build it: bun bench/reference/build-compat.ts): ${e}`)
+})
+
+/**
  * @typedef {import("./shared.d.mts").Answer} Answer
  * @typedef {import("./shared.d.mts").Driver} Driver
  * @typedef {import("./shared.d.mts").Flags} Flags
@@ -86,6 +95,11 @@ const SQL = {
   listFirst: `${ENCOUNTER_SELECT} WHERE e.workspace_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT ?`,
   listAfter: `${ENCOUNTER_SELECT} WHERE e.workspace_id = ? AND (e.created_at, e.id) < (?, ?) ORDER BY e.created_at DESC, e.id DESC LIMIT ?`,
   getOne: `${ENCOUNTER_SELECT} WHERE e.id = ? AND e.workspace_id = ?`,
+  findClaim: `SELECT c.id, c.created_at, c.status, c.status_changed_at, c.patient_control_number, c.encounter_id,
+     e.external_id, e.payload
+   FROM claims c JOIN encounters e ON e.id = c.encounter_id WHERE c.id = ? AND c.workspace_id = ?`,
+  moveClaim: "UPDATE claims SET status = ?, status_changed_at = ? WHERE id = ? AND workspace_id = ? AND status = ?",
+  touchEncounter: "UPDATE encounters SET latest_claim_status = ?, last_event_at = ? WHERE id = ? AND latest_claim_id = ?",
   eventsFirst: `${EVENT_SELECT} WHERE workspace_id = ? ORDER BY seq ASC LIMIT ?`,
   eventsAfter: `${EVENT_SELECT} WHERE workspace_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`
 }
@@ -322,16 +336,75 @@ const validate = (p) => {
  */
 
 /**
+ * @typedef {object} ClaimRow
+ * @property {string} id
+ * @property {string} created_at
+ * @property {string} status
+ * @property {string} status_changed_at
+ * @property {string} patient_control_number
+ */
+
+/**
+ * The normalized claim, field for field as encounterd answers it.
+ * @param {Json} p the stored payload
+ * @param {ClaimRow} c
+ */
+const toClaim = (p, c) => {
+  /** @type {Array<Json>} */
+  const lines = Array.isArray(p.service_lines) ? p.service_lines : []
+  const subscriber = isObject(p.subscriber_primary) ? p.subscriber_primary : undefined
+  const card = subscriber !== undefined && isObject(subscriber.insurance_card) ? subscriber.insurance_card : undefined
+  return {
+    id: c.id,
+    created_at: c.created_at,
+    status: c.status,
+    status_changed_at: c.status_changed_at,
+    last_checked_at: null,
+    processing_started_at: null,
+    processing_ended_at: null,
+    patient_control_number: c.patient_control_number,
+    patient: p.patient,
+    billing_provider: p.billing_provider,
+    rendering_provider: p.rendering_provider,
+    diagnoses: p.diagnoses,
+    service_lines: lines.map((l) => ({ ...l, quantity: Number(l.quantity) })),
+    service_facility: p.service_facility ?? null,
+    subscriber_primary: subscriber ?? null,
+    payer_id: card?.payer_id ?? null,
+    payer_name: card?.payer_name ?? null,
+    patient_authorized_release: p.patient_authorized_release,
+    benefits_assigned_to_provider: p.benefits_assigned_to_provider,
+    provider_accepts_assignment: p.provider_accepts_assignment,
+    billable_status: p.billable_status,
+    responsible_party: p.responsible_party,
+    place_of_service_code: p.place_of_service_code,
+    date_of_service: p.date_of_service ?? lines[0]?.date_of_service ?? null,
+    resubmission_original_claim_id: null,
+    resubmission_action: null,
+    original_payer_claim_control_number: null,
+    clearinghouse_transaction_ids: [],
+    // Clearinghouse fields: the bench's claims are never exported or paid.
+    payer_claim_control_number: null,
+    remittances: []
+  }
+}
+
+/** @param {EncounterRow} r */
+const claimOf = (r) => ({
+  id: r.c_id,
+  created_at: r.c_created_at,
+  status: r.c_status,
+  status_changed_at: r.c_status_changed_at,
+  patient_control_number: r.c_patient_control_number
+})
+
+/**
  * The normalized encounter with its latest claim, field for field as encounterd answers it.
  * @param {EncounterRow} r
  */
 const toEncounter = (r) => {
   /** @type {Json} */
   const p = JSON.parse(r.payload)
-  /** @type {Array<Json>} */
-  const lines = Array.isArray(p.service_lines) ? p.service_lines : []
-  const subscriber = isObject(p.subscriber_primary) ? p.subscriber_primary : undefined
-  const card = subscriber !== undefined && isObject(subscriber.insurance_card) ? subscriber.insurance_card : undefined
   return {
     id: r.id,
     external_id: r.external_id,
@@ -345,38 +418,25 @@ const toEncounter = (r) => {
     initial_claim_status: r.initial_claim_status,
     initial_patient_control_number: r.initial_patient_control_number,
     last_event_at: r.last_event_at,
-    latest_claim: {
-      id: r.c_id,
-      created_at: r.c_created_at,
-      status: r.c_status,
-      status_changed_at: r.c_status_changed_at,
-      last_checked_at: null,
-      processing_started_at: null,
-      processing_ended_at: null,
-      patient_control_number: r.c_patient_control_number,
-      patient: p.patient,
-      billing_provider: p.billing_provider,
-      rendering_provider: p.rendering_provider,
-      diagnoses: p.diagnoses,
-      service_lines: lines.map((l) => ({ ...l, quantity: Number(l.quantity) })),
-      service_facility: p.service_facility ?? null,
-      subscriber_primary: subscriber ?? null,
-      payer_id: card?.payer_id ?? null,
-      payer_name: card?.payer_name ?? null,
-      patient_authorized_release: p.patient_authorized_release,
-      benefits_assigned_to_provider: p.benefits_assigned_to_provider,
-      provider_accepts_assignment: p.provider_accepts_assignment,
-      billable_status: p.billable_status,
-      responsible_party: p.responsible_party,
-      place_of_service_code: p.place_of_service_code,
-      date_of_service: p.date_of_service ?? lines[0]?.date_of_service ?? null,
-      resubmission_original_claim_id: null,
-      resubmission_action: null,
-      original_payer_claim_control_number: null,
-      clearinghouse_transaction_ids: []
-    }
+    latest_claim: toClaim(p, claimOf(r))
   }
 }
+
+/**
+ * The compat (vendor v4) encounter, made by encounterd's own builder from the same row.
+ * @param {EncounterRow} r
+ * @param {string} baseUrl
+ */
+const toCompat = (r, baseUrl) =>
+  encounterd.toCompatEncounter(
+    /** @type {Parameters<typeof encounterd.toCompatEncounter>[0]} */ (
+      /** @type {unknown} */ ({
+        encounter: { id: r.id, external_id: r.external_id, created_at: r.created_at, payload: JSON.parse(r.payload) },
+        claim: { ...claimOf(r), encounter_id: r.id }
+      })
+    ),
+    baseUrl
+  )
 
 /** @param {EventRow} r */
 const toEvent = (r) => ({
@@ -535,6 +595,9 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
     listFirst: prepare(SQL.listFirst),
     listAfter: prepare(SQL.listAfter),
     getOne: prepare(SQL.getOne),
+    findClaim: prepare(SQL.findClaim),
+    moveClaim: prepare(SQL.moveClaim),
+    touchEncounter: prepare(SQL.touchEncounter),
     eventsFirst: prepare(SQL.eventsFirst),
     eventsAfter: prepare(SQL.eventsAfter)
   }
@@ -545,7 +608,7 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
     s.insertWorkspace.run(newId(), at)
     const ws = /** @type {{ id: string } | null | undefined} */ (s.defaultWorkspace.get())
     if (ws === null || ws === undefined) throw new Error("the default workspace is missing")
-    s.insertKey.run(newId(), ws.id, sha256(apiKey), apiKey.slice(0, 10), JSON.stringify(["encounters"]), at)
+    s.insertKey.run(newId(), ws.id, sha256(apiKey), apiKey.slice(0, 10), JSON.stringify(["encounters", "claims:write"]), at)
   }
 
   /**
@@ -586,6 +649,43 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
     }
   )
 
+  /** The claim's move and its StatusUpdated event in one transaction; null when another move came first. */
+  const moveClaim = transaction(
+    /** @type {(m: { workspaceId: string, claim: ClaimRow & { encounter_id: string, external_id: string }, status: string, note: unknown }) => string | null} */ (
+      m
+    ) => {
+      const at = now()
+      const moved = s.moveClaim.run(m.status, at, m.claim.id, m.workspaceId, m.claim.status)
+      if (moved.changes === 0) return null
+      const event = {
+        encounter_id: m.claim.encounter_id,
+        external_id: m.claim.external_id,
+        claim_id: m.claim.id,
+        previous_status: m.claim.status,
+        status: m.status,
+        ...(typeof m.note === "string" ? { note: m.note } : {})
+      }
+      s.insertEvent.run(newId(), m.workspaceId, "ExternalApi.Encounter.StatusUpdated", at, at, JSON.stringify(event))
+      s.touchEncounter.run(m.status, at, m.claim.encounter_id, m.claim.id)
+      return at
+    }
+  )
+
+  /**
+   * @param {string} workspaceId
+   * @param {unknown} limitParam
+   * @param {unknown} tokenParam
+   * @param {(r: EncounterRow) => unknown} view
+   */
+  const encounterPage = (workspaceId, limitParam, tokenParam, view) =>
+    page(limitParam, tokenParam, view, (r) => [r.created_at, r.id], (count, position) => {
+      if (position === undefined) return s.listFirst.all(workspaceId, count)
+      const [createdAt, id] = position
+      return typeof createdAt === "string" && typeof id === "string" ? s.listAfter.all(workspaceId, createdAt, id, count) : undefined
+    })
+  /** @type {(workspaceId: string, id: string) => EncounterRow | undefined} */
+  const oneRow = (workspaceId, id) => (UUID.test(id) ? /** @type {EncounterRow | null | undefined} */ (s.getOne.get(id, workspaceId)) ?? undefined : undefined)
+
   return {
     apiKey,
 
@@ -593,10 +693,12 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
       const presented = BEARER.exec(authorization ?? "")?.[1]
       if (presented === undefined || !KEY_SHAPE.test(presented)) return problem(401, "unauthorized", "Unauthorized", "An API key is required")
       const row = /** @type {KeyRow | null | undefined} */ (s.findKey.get(sha256(presented)))
-      if (row === null || row === undefined || row.revoked_at !== null || !JSON.parse(row.scopes).includes("encounters")) {
+      /** @type {Array<string>} */
+      const scopes = row === null || row === undefined ? [] : JSON.parse(row.scopes)
+      if (row === null || row === undefined || row.revoked_at !== null || !scopes.includes("encounters")) {
         return problem(401, "unauthorized", "Unauthorized", "The API key is not valid")
       }
-      return { workspaceId: row.workspace_id, keyId: row.key_id }
+      return { workspaceId: row.workspace_id, keyId: row.key_id, scopes }
     },
 
     create: (who, contentType, body) => {
@@ -634,16 +736,52 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
         : ok(202, { encounter_id: result.id, encounterId: result.id })
     },
 
-    list: (workspaceId, limitParam, tokenParam) =>
-      page(limitParam, tokenParam, toEncounter, (r) => [r.created_at, r.id], (count, position) => {
-        if (position === undefined) return s.listFirst.all(workspaceId, count)
-        const [createdAt, id] = position
-        return typeof createdAt === "string" && typeof id === "string" ? s.listAfter.all(workspaceId, createdAt, id, count) : undefined
-      }),
+    list: (workspaceId, limitParam, tokenParam) => encounterPage(workspaceId, limitParam, tokenParam, toEncounter),
 
     one: (workspaceId, id) => {
-      const row = UUID.test(id) ? /** @type {EncounterRow | null | undefined} */ (s.getOne.get(id, workspaceId)) : undefined
-      return row === null || row === undefined ? notFound("No such encounter in this workspace") : ok(200, toEncounter(row))
+      const row = oneRow(workspaceId, id)
+      return row === undefined ? notFound("No such encounter in this workspace") : ok(200, toEncounter(row))
+    },
+
+    compatList: (workspaceId, limitParam, tokenParam, baseUrl) =>
+      encounterPage(workspaceId, limitParam, tokenParam, (r) => toCompat(r, baseUrl)),
+
+    compatOne: (workspaceId, id, baseUrl) => {
+      const row = oneRow(workspaceId, id)
+      return row === undefined ? notFound("No such encounter in this workspace") : ok(200, toCompat(row, baseUrl))
+    },
+
+    changeStatus: (who, claimId, body) => {
+      if (!who.scopes.includes("claims:write")) return problem(403, "forbidden", "Forbidden", "This API key lacks the claims:write scope")
+      /** @type {unknown} */
+      let parsed
+      try {
+        parsed = JSON.parse(utf8.decode(body))
+      } catch (e) {
+        return problem(400, "invalid_json", "Malformed JSON", e instanceof Error ? e.message : "unreadable body")
+      }
+      const status = isObject(parsed) ? parsed.status : undefined
+      const note = isObject(parsed) ? parsed.note : undefined
+      /** @type {Array<Issue>} */
+      const issues = []
+      if (typeof status !== "string" || !encounterd.isClaimStatus(status)) issues.push({ path: "status", message: "must be a claim status" })
+      if (note !== undefined && (typeof note !== "string" || note.length > 2000)) issues.push({ path: "note", message: "must be a string of at most 2000 characters" })
+      if (issues.length > 0 || typeof status !== "string") {
+        return problem(422, "validation_failed", "Validation failed", `${issues.length} problem(s) in the request body`, issues)
+      }
+      for (;;) {
+        const row = UUID.test(claimId)
+          ? /** @type {(ClaimRow & { encounter_id: string, external_id: string, payload: string }) | null | undefined} */ (s.findClaim.get(claimId, who.workspaceId))
+          : undefined
+        if (row === null || row === undefined) return notFound("No such claim in this workspace")
+        if (row.status === status) return ok(200, toClaim(JSON.parse(row.payload), row))
+        const allowed = encounterd.allowedTransitions(row.status)
+        if (!allowed.some((a) => a === status)) {
+          return problem(409, "invalid_transition", "Invalid transition", `A claim in ${row.status} cannot move to ${status}`)
+        }
+        const at = moveClaim({ workspaceId: who.workspaceId, claim: row, status, note })
+        if (at !== null) return ok(200, toClaim(JSON.parse(row.payload), { ...row, status, status_changed_at: at }))
+      }
     },
 
     events: (workspaceId, limitParam, tokenParam) =>

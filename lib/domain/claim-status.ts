@@ -23,7 +23,7 @@ export const ClaimStatuses = [
   "finalized_paid",
   "finalized_denied"
 ] as const
-export const ClaimStatus = Schema.Literal(...ClaimStatuses)
+export const ClaimStatus = Schema.Literal(...ClaimStatuses).annotations({ identifier: "ClaimStatus" })
 export type ClaimStatus = typeof ClaimStatus.Type
 
 /** The five statuses the normalized list filter accepts (spec: GET /encounters). */
@@ -34,7 +34,9 @@ export const FilterableClaimStatuses = [
   "submission_bounced",
   "not_billable"
 ] as const
-export const FilterableClaimStatus = Schema.Literal(...FilterableClaimStatuses)
+export const FilterableClaimStatus = Schema.Literal(...FilterableClaimStatuses).annotations({
+  identifier: "FilterableClaimStatus"
+})
 export type FilterableClaimStatus = typeof FilterableClaimStatus.Type
 
 export const isClaimStatus = (s: string): s is ClaimStatus => (ClaimStatuses as ReadonlyArray<string>).includes(s)
@@ -54,8 +56,8 @@ export const ClaimTransitions: { readonly [S in ClaimStatus]: ReadonlyArray<Clai
   rejected: ["draft", "submitted_to_payer", "missing_information"],
   missing_information: ["draft", "biller_received", "submitted_to_payer"],
   not_billable: ["draft"],
-  denied: ["submitted_to_payer", "era_received", "finalized_denied"],
-  paid: ["era_received", "finalized_paid"],
+  denied: ["submitted_to_payer", "era_received", "era_requires_review", "finalized_denied"],
+  paid: ["era_received", "era_requires_review", "finalized_paid"],
   paid_incorrectly: ["submitted_to_payer", "era_received", "era_requires_review", "finalized_paid"],
   era_received: ["paid", "denied", "era_requires_review", "finalized_paid", "finalized_denied"],
   era_requires_review: ["paid", "paid_incorrectly", "denied", "finalized_paid", "finalized_denied"],

@@ -10,64 +10,164 @@ import {
   ServiceLine,
   Subscriber
 } from "./encounter-input.js"
-import type { ClaimId, EncounterId, RawRequestId, WorkspaceId } from "./ids.js"
+import { ClaimId, EncounterId, RawRequestId, WorkspaceId } from "./ids.js"
+import { Remittance, type RemittanceRecord, toRemittance } from "./remittance.js"
 
-/** A stored encounter: the validated payload plus what the service derived from it. */
-export interface EncounterRecord {
-  readonly id: EncounterId
-  readonly workspace_id: WorkspaceId
-  readonly external_id: string
-  readonly created_at: string
-  readonly source: string
-  readonly payload: EncounterCreate
-  readonly latest_claim_id: ClaimId
-  readonly initial_claim_status: string
-  readonly initial_patient_control_number: string
-  readonly last_event_at: string
-}
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The create payload as stored. It was validated in full (`validateEncounterCreate`) before it was
+ * written, so a read checks its shape (an object with an external_id and a patient) rather than
+ * every field again: a stored payload is decoded on every read, and full validation costs more
+ * than the rest of a read together.
+ */
+export const StoredPayload = Schema.declare(
+  (u: unknown): u is EncounterCreate => isObject(u) && typeof u.external_id === "string" && isObject(u.patient),
+  { identifier: "StoredPayload", description: "A create payload, validated when it was received" }
+)
 
 /** A stored claim: its status moves; the clinical content stays on the encounter's payload. */
-export interface ClaimRecord {
-  readonly id: ClaimId
-  readonly workspace_id: WorkspaceId
-  readonly encounter_id: EncounterId
-  readonly created_at: string
-  readonly status: string
-  readonly status_changed_at: string
-  readonly patient_control_number: string
-}
+export const ClaimRecord = Schema.Struct({
+  id: ClaimId,
+  workspace_id: WorkspaceId,
+  encounter_id: EncounterId,
+  created_at: Schema.String,
+  status: Schema.String,
+  status_changed_at: Schema.String,
+  patient_control_number: Schema.String,
+  /** The payer's claim control number (277CA REF*1K, 835 CLP07), once a response named it. */
+  payer_claim_control_number: Schema.NullOr(Schema.String),
+  /** When a 277CA said the payer accepted the claim into adjudication (A2). */
+  processing_started_at: Schema.NullOr(Schema.String)
+})
+export type ClaimRecord = typeof ClaimRecord.Type
+
+/** A stored encounter: the validated payload plus what the service derived from it. */
+export const EncounterRecord = Schema.Struct({
+  id: EncounterId,
+  workspace_id: WorkspaceId,
+  external_id: Schema.String,
+  created_at: Schema.String,
+  source: Schema.String,
+  payload: StoredPayload,
+  latest_claim_id: ClaimId,
+  initial_claim_status: Schema.String,
+  initial_patient_control_number: Schema.String,
+  last_event_at: Schema.String
+})
+export type EncounterRecord = typeof EncounterRecord.Type
+
+/**
+ * The encounters table's row: the encounter with a copy of its latest claim's status, times and
+ * control number, so that reading an encounter is one row. The claims table stays the record;
+ * every write of a claim's status writes the copy in the same transaction.
+ */
+export const EncounterRow = Schema.Struct({
+  ...EncounterRecord.fields,
+  latest_claim_status: ClaimRecord.fields.status,
+  latest_claim_created_at: ClaimRecord.fields.created_at,
+  latest_claim_status_changed_at: ClaimRecord.fields.status_changed_at,
+  latest_claim_patient_control_number: ClaimRecord.fields.patient_control_number,
+  latest_claim_payer_claim_control_number: ClaimRecord.fields.payer_claim_control_number,
+  latest_claim_processing_started_at: ClaimRecord.fields.processing_started_at,
+  /** When the latest claim's latest remittance came in; null while it has none (no lookup needed). */
+  latest_claim_remittances_at: Schema.NullOr(Schema.String)
+})
+export type EncounterRow = typeof EncounterRow.Type
 
 export interface EncounterWithClaim {
   readonly encounter: EncounterRecord
   readonly claim: ClaimRecord
+  /** The claim's remittances, oldest first (reads fill them; absent means none). */
+  readonly remittances?: ReadonlyArray<RemittanceRecord>
 }
+
+/** The row of an encounter whose latest claim is `claim`. */
+export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord): EncounterRow => ({
+  ...encounter,
+  latest_claim_status: claim.status,
+  latest_claim_created_at: claim.created_at,
+  latest_claim_status_changed_at: claim.status_changed_at,
+  latest_claim_patient_control_number: claim.patient_control_number,
+  latest_claim_payer_claim_control_number: claim.payer_claim_control_number,
+  latest_claim_processing_started_at: claim.processing_started_at,
+  latest_claim_remittances_at: null
+})
+
+export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
+  encounter: {
+    id: r.id,
+    workspace_id: r.workspace_id,
+    external_id: r.external_id,
+    created_at: r.created_at,
+    source: r.source,
+    payload: r.payload,
+    latest_claim_id: r.latest_claim_id,
+    initial_claim_status: r.initial_claim_status,
+    initial_patient_control_number: r.initial_patient_control_number,
+    last_event_at: r.last_event_at
+  },
+  claim: {
+    id: r.latest_claim_id,
+    workspace_id: r.workspace_id,
+    encounter_id: r.id,
+    created_at: r.latest_claim_created_at,
+    status: r.latest_claim_status,
+    status_changed_at: r.latest_claim_status_changed_at,
+    patient_control_number: r.latest_claim_patient_control_number,
+    payer_claim_control_number: r.latest_claim_payer_claim_control_number,
+    processing_started_at: r.latest_claim_processing_started_at
+  }
+})
+
+const RawIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
 
 /** What happened to one stored raw request. */
-export type RawOutcome =
-  | { readonly outcome: "accepted"; readonly encounter_id: EncounterId }
-  | { readonly outcome: "duplicate"; readonly encounter_id: EncounterId }
-  | { readonly outcome: "rejected"; readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }> }
+export const RawOutcome = Schema.Union(
+  Schema.Struct({ outcome: Schema.Literal("accepted"), encounter_id: EncounterId }),
+  Schema.Struct({ outcome: Schema.Literal("duplicate"), encounter_id: EncounterId }),
+  Schema.Struct({ outcome: Schema.Literal("rejected"), errors: Schema.Array(RawIssue) })
+)
+export type RawOutcome = typeof RawOutcome.Type
+
+export const IntakeOutcomes = ["accepted", "duplicate", "rejected"] as const
+export const IntakeOutcome = Schema.Literal(...IntakeOutcomes)
+export type IntakeOutcome = typeof IntakeOutcome.Type
 
 /**
- * Every create request as received. It is stored together with its outcome, in one write (with the
- * encounter, for an accepted one): never without an outcome, and before any answer is sent.
+ * Every create request as received, stored with its outcome in one write (with the encounter, for
+ * an accepted one): never without an outcome, and before any answer is sent. `outcome` and
+ * `external_id` are kept beside `result` for the intake log's filters; rows written before they
+ * existed have them null.
  */
-export interface RawRequestRecord {
-  readonly id: RawRequestId
-  readonly workspace_id: WorkspaceId
-  readonly key_id: string | null
-  readonly received_at: string
-  readonly content_type: string
-  readonly body: Uint8Array
-}
-export interface StoredRawRequest extends RawRequestRecord {
-  readonly result: RawOutcome | null
-}
+export const RawRequestRecord = Schema.Struct({
+  id: RawRequestId,
+  workspace_id: WorkspaceId,
+  key_id: Schema.NullOr(Schema.String),
+  received_at: Schema.String,
+  content_type: Schema.String,
+  body: Schema.Uint8ArrayFromSelf,
+  external_id: Schema.NullOr(Schema.String),
+  outcome: Schema.NullOr(IntakeOutcome),
+  result: Schema.NullOr(RawOutcome)
+})
+export type RawRequestRecord = typeof RawRequestRecord.Type
 
 const Nullable = Schema.NullOr
 
 /** A normalized service line: as sent, with `quantity` as a number. */
-export const NormalizedServiceLine = Schema.Struct({ ...ServiceLine.fields, quantity: Schema.Number })
+export const NormalizedServiceLine = Schema.Struct({ ...ServiceLine.fields, quantity: Schema.Number }).annotations({
+  identifier: "ServiceLine"
+})
+
+// The clinical parts, named so that the API description shares one definition of each.
+const PatientDoc = Patient.annotations({ identifier: "Patient" })
+const BillingProviderDoc = BillingProvider.annotations({ identifier: "BillingProvider" })
+const RenderingProviderDoc = RenderingProvider.annotations({ identifier: "RenderingProvider" })
+const DiagnosisDoc = Diagnosis.annotations({ identifier: "Diagnosis" })
+const ServiceFacilityDoc = ServiceFacility.annotations({ identifier: "ServiceFacility" })
+const SubscriberDoc = Subscriber.annotations({ identifier: "Subscriber" })
+const SchemaInstanceDoc = SchemaInstance.annotations({ identifier: "SchemaInstance" })
 
 /** The normalized Claim of the spec's reference-style reads. */
 export const Claim = Schema.Struct({
@@ -79,13 +179,13 @@ export const Claim = Schema.Struct({
   processing_started_at: Nullable(Schema.String),
   processing_ended_at: Nullable(Schema.String),
   patient_control_number: Schema.String,
-  patient: Patient,
-  billing_provider: BillingProvider,
-  rendering_provider: RenderingProvider,
-  diagnoses: Schema.Array(Diagnosis),
+  patient: PatientDoc,
+  billing_provider: BillingProviderDoc,
+  rendering_provider: RenderingProviderDoc,
+  diagnoses: Schema.Array(DiagnosisDoc),
   service_lines: Schema.Array(NormalizedServiceLine),
-  service_facility: Nullable(ServiceFacility),
-  subscriber_primary: Nullable(Subscriber),
+  service_facility: Nullable(ServiceFacilityDoc),
+  subscriber_primary: Nullable(SubscriberDoc),
   payer_id: Nullable(Schema.String),
   payer_name: Nullable(Schema.String),
   patient_authorized_release: Schema.Boolean,
@@ -98,8 +198,10 @@ export const Claim = Schema.Struct({
   resubmission_original_claim_id: Nullable(Schema.String),
   resubmission_action: Nullable(Schema.String),
   original_payer_claim_control_number: Nullable(Schema.String),
-  clearinghouse_transaction_ids: Schema.Array(Schema.String)
-})
+  clearinghouse_transaction_ids: Schema.Array(Schema.String),
+  payer_claim_control_number: Nullable(Schema.String),
+  remittances: Schema.Array(Remittance)
+}).annotations({ identifier: "Claim", description: "A claim in the normalized shape, with the clinical content of its encounter" })
 export type Claim = typeof Claim.Type
 
 /** The normalized Encounter with its latest claim. */
@@ -109,7 +211,7 @@ export const Encounter = Schema.Struct({
   created_at: Schema.String,
   source: Schema.String,
   metadata: Nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  schema_instances: Schema.Array(SchemaInstance),
+  schema_instances: Schema.Array(SchemaInstanceDoc),
   patient_id: Nullable(Schema.String),
   service_facility_id: Nullable(Schema.String),
   latest_claim_id: Nullable(Schema.String),
@@ -117,20 +219,20 @@ export const Encounter = Schema.Struct({
   initial_patient_control_number: Nullable(Schema.String),
   last_event_at: Nullable(Schema.String),
   latest_claim: Claim
-})
+}).annotations({ identifier: "Encounter", description: "An encounter in the normalized shape, with its latest claim" })
 export type Encounter = typeof Encounter.Type
 
 /** The first claim's status: `not_billable` for NOT_BILLABLE encounters, else `draft`. */
 export const initialClaimStatus = (p: EncounterCreate): "draft" | "not_billable" =>
   p.billable_status === "NOT_BILLABLE" ? "not_billable" : "draft"
 
-export const toClaim = (p: EncounterCreate, c: ClaimRecord): Claim => ({
+export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: ReadonlyArray<RemittanceRecord> = []): Claim => ({
   id: c.id,
   created_at: c.created_at,
   status: c.status,
   status_changed_at: c.status_changed_at,
   last_checked_at: null,
-  processing_started_at: null,
+  processing_started_at: c.processing_started_at,
   processing_ended_at: null,
   patient_control_number: c.patient_control_number,
   patient: p.patient,
@@ -152,10 +254,12 @@ export const toClaim = (p: EncounterCreate, c: ClaimRecord): Claim => ({
   resubmission_original_claim_id: null,
   resubmission_action: null,
   original_payer_claim_control_number: null,
-  clearinghouse_transaction_ids: []
+  clearinghouse_transaction_ids: [],
+  payer_claim_control_number: c.payer_claim_control_number,
+  remittances: remittances.map(toRemittance)
 })
 
-export const toEncounter = ({ encounter: e, claim }: EncounterWithClaim): Encounter => ({
+export const toEncounter = ({ encounter: e, claim, remittances }: EncounterWithClaim): Encounter => ({
   id: e.id,
   external_id: e.external_id,
   created_at: e.created_at,
@@ -169,5 +273,5 @@ export const toEncounter = ({ encounter: e, claim }: EncounterWithClaim): Encoun
   initial_claim_status: e.initial_claim_status,
   initial_patient_control_number: e.initial_patient_control_number,
   last_event_at: e.last_event_at,
-  latest_claim: toClaim(e.payload, claim)
+  latest_claim: toClaim(e.payload, claim, remittances)
 })

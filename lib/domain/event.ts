@@ -15,34 +15,37 @@ export const Event = Schema.Struct({
   id: EventId,
   created_at: Schema.String,
   timestamp: Schema.String,
-  event_type: Schema.String,
-  schema_version: Schema.String,
+  event_type: Schema.String.annotations({ jsonSchema: { type: "string", enum: EventTypes } }),
+  schema_version: Schema.String.annotations({ jsonSchema: { type: "string", enum: [SCHEMA_VERSION] } }),
   payload: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-})
+}).annotations({ identifier: "Event" })
 export type Event = typeof Event.Type
 
-/** Created: `{encounter_id, external_id, claim_id, status}`; StatusUpdated adds `previous_status`. */
-export interface EventPayload {
-  readonly encounter_id: string
-  readonly external_id: string
-  readonly claim_id: string
-  readonly status: string
-  readonly previous_status?: string
-  readonly note?: string
-}
+/** Created: `{encounter_id, external_id, claim_id, status}`; StatusUpdated adds `previous_status` (and `note` when given). */
+export const EventPayload = Schema.Struct({
+  encounter_id: Schema.String,
+  external_id: Schema.String,
+  claim_id: Schema.String,
+  status: Schema.String,
+  previous_status: Schema.optional(Schema.String),
+  note: Schema.optional(Schema.String)
+})
+export type EventPayload = typeof EventPayload.Type
 
-/** A stored event; `seq` is assigned by storage and orders the feed in recorded order. */
-export interface EventRecord {
-  readonly id: EventId
-  readonly workspace_id: WorkspaceId
-  readonly event_type: EventType
-  readonly created_at: string
-  readonly timestamp: string
-  readonly payload: EventPayload
-}
-export interface StoredEvent extends EventRecord {
-  readonly seq: number
-}
+/** A stored event. */
+export const EventRecord = Schema.Struct({
+  id: EventId,
+  workspace_id: WorkspaceId,
+  event_type: EventType,
+  created_at: Schema.String,
+  timestamp: Schema.String,
+  payload: EventPayload
+})
+export type EventRecord = typeof EventRecord.Type
+
+/** An event as read back: `seq` is assigned by storage and orders the feed in recorded order. */
+export const StoredEvent = Schema.Struct({ seq: Schema.Number, ...EventRecord.fields })
+export type StoredEvent = typeof StoredEvent.Type
 
 export const toEvent = (e: EventRecord): Event => ({
   id: e.id,

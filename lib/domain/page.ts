@@ -94,3 +94,16 @@ export const checkLimit = (limit: number | undefined): Either.Either<number, Inv
   }
   return Either.right(limit)
 }
+
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * A list's inclusive time bound, normalized to the stored format (UTC, milliseconds, Z) so that
+ * bounds compare exactly; the problem at `path` when it is not an ISO 8601 time.
+ */
+export const timeBound = (path: string, value: string | undefined): Array<FieldIssue> | string | undefined => {
+  if (value === undefined) return undefined
+  const ms = ISO.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(ms)) return [new FieldIssue({ path, message: "must be an ISO 8601 timestamp" })]
+  return new Date(ms).toISOString()
+}

@@ -11,7 +11,8 @@ import { Schema } from "effect"
  */
 export const oneOf = <const A extends ReadonlyArray<string>>(what: string, values: A) => {
   const allowed: ReadonlySet<string> = new Set(values)
-  const message = () => (values.length <= 12 ? `must be one of ${values.join(", ")}` : `must be a valid ${what}`)
+  // Every allowed value is named, however many: one error tells the caller what would be accepted.
+  const message = () => (values.length <= 12 ? `must be one of ${values.join(", ")}` : `must be a valid ${what}, one of ${values.join(", ")}`)
   return Schema.String.annotations({ message }).pipe(
     Schema.filter((s): s is A[number] => allowed.has(s), { message }),
     Schema.annotations({ jsonSchema: { type: "string", enum: values } })

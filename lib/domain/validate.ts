@@ -1,16 +1,9 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
 import { EncounterCreate } from "./encounter-input.js"
 import { FieldIssue } from "./errors.js"
+import { fieldIssues } from "./field-issues.js"
 
-/** `["service_lines", 0, "quantity"]` → `service_lines[0].quantity` */
-export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
-  let out = ""
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else out += out === "" ? String(key) : `.${String(key)}`
-  }
-  return out === "" ? "$" : out
-}
+export { fieldIssues, formatPath } from "./field-issues.js"
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const isAbsent = (u: unknown) => u === undefined || u === null
@@ -93,15 +86,6 @@ export const dropNulls = (u: unknown): unknown => {
 }
 
 const decode = Schema.decodeUnknownEither(EncounterCreate, { errors: "all", onExcessProperty: "ignore" })
-
-const fieldIssues = (error: ParseResult.ParseError): Array<FieldIssue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map(
-    (i) =>
-      new FieldIssue({
-        path: formatPath(i.path),
-        message: i._tag === "Missing" ? "is required" : i.message
-      })
-  )
 
 /**
  * Validates a create payload against every rule at once: field types and formats, vocabularies,

@@ -15,36 +15,39 @@ export const WorkspaceSlug = Schema.String.pipe(
   })
 )
 
-/** `encounters`: create and read. `claims:write`: change claim statuses. */
-export const Scopes = ["encounters", "claims:write"] as const
+/** `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage webhook endpoints and deliveries (reads included). */
+export const Scopes = ["encounters", "claims:write", "webhooks:write"] as const
 export const Scope = Schema.Literal(...Scopes)
 export type Scope = typeof Scope.Type
 
-/** A stored API key: only the SHA-256 of the secret is kept. */
-export interface ApiKeyRecord {
-  readonly id: ApiKeyId
-  readonly workspace_id: WorkspaceId
-  readonly hash: string
-  readonly prefix: string
-  readonly scopes: ReadonlyArray<Scope>
-  readonly created_at: string
-  readonly last_used_at: string | null
-  readonly revoked_at: string | null
-}
+/** A workspace as stored: the tenant and when it was made. */
+export const WorkspaceRecord = Schema.Struct({ ...Workspace.fields, created_at: Schema.String })
+export type WorkspaceRecord = typeof WorkspaceRecord.Type
 
-/** What `keys list` shows: everything but the hash. */
-export const ApiKeyView = Schema.Struct({
+/** A stored API key: only the SHA-256 of the secret is kept. */
+export const ApiKeyRecord = Schema.Struct({
   id: ApiKeyId,
   workspace_id: WorkspaceId,
+  hash: Schema.String,
   prefix: Schema.String,
   scopes: Schema.Array(Scope),
   created_at: Schema.String,
   last_used_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String)
 })
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
+
+/** What `keys list` shows: everything but the hash. */
+export const ApiKeyView = ApiKeyRecord.pipe(Schema.omit("hash"))
 export type ApiKeyView = typeof ApiKeyView.Type
 
 export const toApiKeyView = ({ hash: _hash, ...view }: ApiKeyRecord): ApiKeyView => view
+
+/** A key found by its hash, with the workspace it belongs to (one read: every request needs both). */
+export interface KeyWithWorkspace {
+  readonly key: ApiKeyRecord
+  readonly workspace: Workspace
+}
 
 /** The workspace and scopes a presented key grants. */
 export interface Principal {

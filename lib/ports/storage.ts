@@ -1,11 +1,13 @@
-import type { Effect, Option } from "effect"
-import { Context } from "effect"
-import type { ClaimRecord, EncounterRecord, EncounterWithClaim, RawOutcome, RawRequestRecord, StoredRawRequest } from "../domain/encounter.js"
-import type { SlugTaken, StorageError } from "../domain/errors.js"
-import type { EventRecord, StoredEvent } from "../domain/event.js"
+import { Context, type Effect, type Option } from "effect"
+import type { EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
+import type { StorageError } from "../domain/errors.js"
+import type { StoredEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
-import type { ApiKeyRecord, Workspace } from "../domain/workspace.js"
+import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
+import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
+import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import type { Write, WriteResult } from "./write.js"
 
 /** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
 export interface EncounterScan {
@@ -25,76 +27,106 @@ export interface EventScan {
   readonly limit: number
 }
 
-export type InsertResult =
-  | { readonly _tag: "Inserted" }
-  | { readonly _tag: "Duplicate"; readonly encounter_id: EncounterId }
-  | { readonly _tag: "PatientControlNumberTaken" }
+/** List raw requests newest first by (received_at, id); rows come back in scan order, at most `limit + 1`. */
+export interface RawRequestScan {
+  readonly outcome?: IntakeOutcome | undefined
+  readonly external_id?: string | undefined
+  /** Inclusive bounds on `received_at`, as ISO strings. */
+  readonly received_after?: string | undefined
+  readonly received_before?: string | undefined
+  readonly position?: Position | undefined
+  readonly limit: number
+}
 
-export interface StatusChange {
-  readonly claim_id: ClaimId
-  readonly encounter_id: EncounterId
-  /** Compare-and-set: the change applies only while the claim still has this status. */
-  readonly expected: string
-  readonly next: string
-  readonly at: string
-  readonly event: EventRecord
+/** A newest-first page of a workspace's records by (time, id); at most `limit + 1` rows in scan order. */
+export interface PageScan {
+  readonly position?: Position | undefined
+  readonly limit: number
+}
+
+/** List a workspace's webhook endpoints newest first by (created_at, id); at most `limit + 1` rows in scan order. */
+export interface WebhookEndpointScan {
+  readonly position?: Position | undefined
+  readonly limit: number
+}
+
+/** List an endpoint's deliveries newest first by (created_at, id); at most `limit + 1` rows in scan order. */
+export interface WebhookDeliveryScan {
+  readonly status?: WebhookDeliveryStatus | undefined
+  readonly position?: Position | undefined
+  readonly limit: number
 }
 
 /**
- * The storage port. Each method is atomic on its own; every tenant-owned read and write takes the
- * workspace id. Rules decide what to write; adapters only store.
+ * The storage port. Rules decide what to write and hand the complete write, with its
+ * preconditions, to `write`; adapters only execute it atomically and answer reads. Every read of
+ * tenant data takes the workspace id.
  */
 export interface StorageShape {
   /** Succeeds when the store answers (readiness). */
   readonly ping: () => Effect.Effect<void, StorageError>
-  readonly insertWorkspace: (ws: Workspace & { readonly created_at: string }) => Effect.Effect<void, SlugTaken | StorageError>
+  /** Executes a write atomically: all of its steps, or none when a precondition refuses it. */
+  readonly write: <R>(write: Write<R>) => Effect.Effect<WriteResult<R>, StorageError>
+
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>
 
-  readonly insertApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageError>
-  /** The key with this hash, unrevoked or not, and its workspace. */
-  readonly findApiKeyByHash: (
-    hash: string
-  ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly workspace: Workspace }>, StorageError>
+  /** The key with this hash, revoked or not, with its workspace. */
+  readonly findApiKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyWithWorkspace>, StorageError>
   readonly listApiKeys: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
-  /** Sets `revoked_at` once; answers the key as stored afterwards, or none if unknown. */
-  readonly revokeApiKey: (id: ApiKeyId, at: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
-  readonly touchApiKey: (id: ApiKeyId, at: string) => Effect.Effect<void, StorageError>
+  readonly findApiKey: (ws: WorkspaceId, id: ApiKeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
 
-  /**
-   * Stores a raw request with its outcome, durably (rejected requests and replays; an accepted one
-   * is stored by `insertEncounter`, in the encounter's transaction).
-   */
-  readonly insertRawRequest: (r: RawRequestRecord & { readonly result: RawOutcome }) => Effect.Effect<void, StorageError>
-  readonly findRawRequest: (ws: WorkspaceId, id: RawRequestId) => Effect.Effect<Option.Option<StoredRawRequest>, StorageError>
+  readonly findRawRequest: (ws: WorkspaceId, id: RawRequestId) => Effect.Effect<Option.Option<RawRequestRecord>, StorageError>
+  readonly listRawRequests: (ws: WorkspaceId, q: RawRequestScan) => Effect.Effect<ReadonlyArray<RawRequestRecord>, StorageError>
 
   readonly findEncounterIdByExternalId: (
     ws: WorkspaceId,
     externalId: string
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
-  /**
-   * In one transaction: the raw request (outcome `accepted`), the encounter, its first claim and
-   * its Created event. A unique (workspace, external_id) decides races: the loser writes nothing
-   * (not even its raw request) and learns the winner's id.
-   */
-  readonly insertEncounter: (bundle: {
-    readonly encounter: EncounterRecord
-    readonly claim: ClaimRecord
-    readonly event: EventRecord
-    readonly raw: RawRequestRecord
-  }) => Effect.Effect<InsertResult, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
-
+  /** A claim by its own id, with its encounter and remittances. */
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
-  /**
-   * In one transaction, if the claim still has `expected`: its status and status_changed_at, the
-   * encounter's last_event_at and denormalized status, and the event. Answers whether it applied.
-   */
-  readonly changeClaimStatus: (ws: WorkspaceId, change: StatusChange) => Effect.Effect<boolean, StorageError>
+  /** A claim by its patient control number, with its encounter and remittances. */
+  readonly findClaimByPcn: (ws: WorkspaceId, pcn: string) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
+
+  readonly findClearinghouseSettings: (ws: WorkspaceId) => Effect.Effect<Option.Option<ClearinghouseSettingsRecord>, StorageError>
+  readonly findX12Batch: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
+  /** The batch sent with this GS06 (what a 999's AK102 names). */
+  readonly findX12BatchByGroup: (ws: WorkspaceId, group: number) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
+  readonly listX12Batches: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12BatchRecord>, StorageError>
+  readonly findX12File: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  /** The file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`). */
+  readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  /** The imported (not invalid) file with these bytes. */
+  readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileRecord>, StorageError>
 
   readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
   readonly findEvent: (ws: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<StoredEvent>, StorageError>
+
+  readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
+  readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>
+  /** The workspace's enabled endpoints: read before every write that appends an event (the outbox). */
+  readonly enabledWebhookEndpoints: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<WebhookSubscription>, StorageError>
+  readonly listWebhookDeliveries: (
+    ws: WorkspaceId,
+    endpointId: string,
+    q: WebhookDeliveryScan
+  ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
+  readonly findWebhookDelivery: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookDeliveryRecord>, StorageError>
+  /**
+   * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
+   * expired, soonest first: what the delivery worker claims. `skipEndpoints` leaves out endpoints
+   * at their limit of concurrent attempts, so one slow endpoint's backlog never hides others'.
+   */
+  /** How many deliveries are pending, due or not, in every workspace (the outbox's depth, for metrics). */
+  readonly pendingWebhookDeliveries: () => Effect.Effect<number, StorageError>
+  readonly dueWebhookDeliveries: (
+    now: string,
+    limit: number,
+    skipEndpoints?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
 }
 
 export class Storage extends Context.Tag("encounters/Storage")<Storage, StorageShape>() {}

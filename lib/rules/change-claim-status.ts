@@ -1,11 +1,15 @@
 import { Effect, Option } from "effect"
 import { allowedTransitions, type ClaimStatus } from "../domain/claim-status.js"
-import { type Claim, toClaim } from "../domain/encounter.js"
+import { type Claim, type ClaimRecord, toClaim } from "../domain/encounter.js"
+import type { EventRecord } from "../domain/event.js"
 import { ClaimNotFound, InvalidTransition, type StorageError } from "../domain/errors.js"
 import { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
 import { isUuid } from "../domain/ids.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
+import { appendEvent, type Insert, update, type Write } from "../ports/write.js"
+import { notifyDeliveries } from "../webhooks/signal.js"
+import { deliveriesFor } from "./webhook-outbox.js"
 
 export interface StatusChangeResult {
   readonly claim: Claim
@@ -43,31 +47,69 @@ export const changeClaimStatus = (
         return yield* new InvalidTransition({ claim_id: claim.id, from: claim.status, to: status, allowed })
       }
       const at = isoTime(clock.now())
-      const applied = yield* storage.changeClaimStatus(workspaceId, {
-        claim_id: claim.id,
-        encounter_id: encounter.id,
-        expected: claim.status,
-        next: status,
-        at,
-        event: {
-          id: EventId.make(ids.next()),
-          workspace_id: workspaceId,
-          event_type: "ExternalApi.Encounter.StatusUpdated",
-          created_at: at,
-          timestamp: at,
-          payload: {
-            encounter_id: encounter.id,
-            external_id: encounter.external_id,
-            claim_id: claim.id,
-            previous_status: claim.status,
-            status,
-            ...(note !== undefined ? { note } : {})
-          }
-        }
-      })
+      const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
+      // The outbox, read just before the write (see webhook-outbox.ts).
+      const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
+      const result = yield* storage.write(statusMove(workspaceId, encounter.id, claim, status, at, event, deliveries))
+      const applied = result._tag === "Written"
       if (applied) {
+        if (deliveries.length > 0) yield* notifyDeliveries
         const updated = { ...claim, status, status_changed_at: at }
         return { claim: toClaim(encounter.payload, updated), encounter_id: encounter.id, changed: true }
       }
     }
   })
+
+/** The StatusUpdated event of moving `claim` (of `encounter`) to `next` at `at`. */
+export const statusUpdated = (
+  ws: WorkspaceId,
+  id: EventId,
+  encounter: { readonly id: EncounterId; readonly external_id: string },
+  claim: ClaimRecord,
+  next: string,
+  at: string,
+  note?: string
+): EventRecord => ({
+  id,
+  workspace_id: ws,
+  event_type: "ExternalApi.Encounter.StatusUpdated",
+  created_at: at,
+  timestamp: at,
+  payload: {
+    encounter_id: encounter.id,
+    external_id: encounter.external_id,
+    claim_id: claim.id,
+    previous_status: claim.status,
+    status: next,
+    ...(note !== undefined ? { note } : {})
+  }
+})
+
+/**
+ * The write of one status move: the claim's status, compare-and-set on the status it was read
+ * with (refused when another move came first); its StatusUpdated event, whose recorded time
+ * becomes the encounter's `last_event_at`; the copy of the status on the encounter's row while
+ * this claim is its latest; and the event's outbox deliveries.
+ */
+export const statusMove = (
+  ws: WorkspaceId,
+  encounterId: EncounterId,
+  claim: ClaimRecord,
+  next: string,
+  at: string,
+  event: EventRecord,
+  deliveries: ReadonlyArray<Insert<"webhook_deliveries", never>> = []
+): Write<"stale"> => ({
+  operation: "changeClaimStatus",
+  steps: [
+    update("claims", claim.id, { workspace_id: ws, status: claim.status }, { status: next, status_changed_at: at }, "stale"),
+    appendEvent(event, encounterId),
+    update(
+      "encounters",
+      encounterId,
+      { workspace_id: ws, latest_claim_id: claim.id },
+      { latest_claim_status: next, latest_claim_status_changed_at: at }
+    ),
+    ...deliveries
+  ]
+})

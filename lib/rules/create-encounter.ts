@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto"
 import { Effect, Either, Option } from "effect"
-import { type ClaimRecord, type EncounterRecord, initialClaimStatus, type RawRequestRecord } from "../domain/encounter.js"
+import { type ClaimRecord, type EncounterRecord, initialClaimStatus, type RawOutcome, type RawRequestRecord, toEncounterRow } from "../domain/encounter.js"
 import type { EncounterCreate } from "../domain/encounter-input.js"
 import { FieldIssue, InvalidEncounter, PatientControlNumberTaken } from "../domain/errors.js"
 import { parseJsonBody } from "../domain/json.js"
@@ -9,6 +9,10 @@ import { ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../dom
 import { validateEncounterCreate } from "../domain/validate.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
+import { appendEvent, insert, type Write } from "../ports/write.js"
+import { validBodies } from "./valid-bodies.js"
+import { notifyDeliveries } from "../webhooks/signal.js"
+import { deliveriesFor } from "./webhook-outbox.js"
 
 export interface IntakeRequest {
   readonly workspace_id: WorkspaceId
@@ -47,7 +51,7 @@ export const intakeEncounter = (req: IntakeRequest) =>
     const clock = yield* Clock
     const ids = yield* Ids
     const ws = req.workspace_id
-    const raw: RawRequestRecord = {
+    const received = {
       id: RawRequestId.make(ids.next()),
       workspace_id: ws,
       key_id: req.key_id ?? null,
@@ -55,45 +59,102 @@ export const intakeEncounter = (req: IntakeRequest) =>
       content_type: req.content_type ?? "application/json",
       body: req.body
     }
-    const reject = (errors: ReadonlyArray<FieldIssue>) =>
-      storage.insertRawRequest({ ...raw, result: { outcome: "rejected", errors } })
-    const duplicate = (encounter_id: EncounterId) =>
+    /** The raw request as stored, with its outcome (and the external id, when the body had one). */
+    const raw = (result: RawOutcome, external_id: string | null): RawRequestRecord => ({
+      ...received,
+      external_id,
+      outcome: result.outcome,
+      result
+    })
+    const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
+      storage.write({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
+    const duplicate = (encounter_id: EncounterId, external_id: string) =>
       storage
-        .insertRawRequest({ ...raw, result: { outcome: "duplicate", encounter_id } })
-        .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: raw.id } satisfies IntakeResult))
+        .write({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
+        .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
+
+    // A replay of bytes that passed validation before skips parsing and validating them again.
+    const digest = validBodies.digest(req.body)
+    const knownExt = validBodies.externalId(digest)
+    if (knownExt !== undefined) {
+      const replayed = yield* storage.findEncounterIdByExternalId(ws, knownExt)
+      if (Option.isSome(replayed)) return yield* duplicate(replayed.value, knownExt)
+    }
 
     const parsed = parseJsonBody(req.body)
     if (Either.isLeft(parsed)) {
-      yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })])
+      yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })], null)
       return yield* parsed.left
     }
     const valid = validateEncounterCreate(parsed.right)
     if (Either.isLeft(valid)) {
-      yield* reject(valid.left)
+      yield* reject(valid.left, externalIdOf(parsed.right))
       return yield* new InvalidEncounter({ errors: valid.left })
     }
     const payload = valid.right
+    const ext = payload.external_id
+    validBodies.remember(digest, ext)
 
-    // Cheap path for replays; the unique index still decides when two creates race.
-    const known = yield* storage.findEncounterIdByExternalId(ws, payload.external_id)
-    if (Option.isSome(known)) return yield* duplicate(known.value)
+    // Cheap path for replays; the unique key still decides when two creates race.
+    const known = yield* storage.findEncounterIdByExternalId(ws, ext)
+    if (Option.isSome(known)) return yield* duplicate(known.value, ext)
 
+    // The outbox: one indexed read of the enabled endpoints, their deliveries in the same write.
+    const endpoints = yield* storage.enabledWebhookEndpoints(ws)
     for (let attempt = 0; ; attempt++) {
-      const bundle = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
-      const result = yield* storage.insertEncounter({ ...bundle, raw })
-      if (result._tag === "Inserted") {
-        return { encounter_id: bundle.encounter.id, duplicate: false, raw_request_id: raw.id } satisfies IntakeResult
+      const created = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
+      const deliveries = deliveriesFor(endpoints, created.event, ids.next)
+      const result = yield* storage.write(
+        creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext), deliveries)
+      )
+      if (result._tag === "Written") {
+        if (deliveries.length > 0) yield* notifyDeliveries
+        return { encounter_id: created.encounter.id, duplicate: false, raw_request_id: received.id } satisfies IntakeResult
       }
-      if (result._tag === "Duplicate") return yield* duplicate(result.encounter_id)
+      const refusal = result.refusal
+      if (refusal._tag === "Duplicate") return yield* duplicate(refusal.encounter_id, ext)
       // A generated number collided (vanishingly rare): draw another. A caller's own number is theirs to fix.
       if (payload.patient_control_number !== undefined || attempt >= 3) {
-        const pcn = bundle.claim.patient_control_number
+        const pcn = created.claim.patient_control_number
         const error = new FieldIssue({ path: "patient_control_number", message: "is already used in this workspace" })
-        yield* reject([error])
+        yield* reject([error], ext)
         return yield* new PatientControlNumberTaken({ patient_control_number: pcn })
       }
     }
   })
+
+type CreationRefusal = { readonly _tag: "Duplicate"; readonly encounter_id: EncounterId } | { readonly _tag: "PatientControlNumberTaken" }
+
+/**
+ * The write of an accepted create: the encounter (refused when its external id is already taken in
+ * the workspace: the holder is the winner of a race, and this request is its replay), its first
+ * claim (refused when the control number is taken), the Created event, the raw request, and the
+ * event's outbox deliveries.
+ */
+const creation = (
+  { encounter, claim, event }: ReturnType<typeof newEncounter>,
+  raw: RawRequestRecord,
+  deliveries: ReturnType<typeof deliveriesFor>
+): Write<CreationRefusal> => ({
+  operation: "createEncounter",
+  steps: [
+    insert("encounters", toEncounterRow(encounter, claim), {
+      unique: "external_id",
+      refuse: (holder) => ({ _tag: "Duplicate", encounter_id: EncounterId.make(holder) })
+    }),
+    insert("claims", claim, { unique: "patient_control_number", refuse: () => ({ _tag: "PatientControlNumberTaken" }) }),
+    appendEvent(event, encounter.id),
+    insert("raw_requests", raw),
+    ...deliveries
+  ]
+})
+
+/** The external id of a body that failed validation, when it has a usable one (for the intake log). */
+const externalIdOf = (body: unknown): string | null => {
+  if (typeof body !== "object" || body === null || !("external_id" in body)) return null
+  const ext = body.external_id
+  return typeof ext === "string" && ext.length > 0 && ext.length <= 255 ? ext : null
+}
 
 const newEncounter = (
   ws: WorkspaceId,
@@ -127,7 +188,9 @@ const newEncounter = (
       created_at: at,
       status,
       status_changed_at: at,
-      patient_control_number: pcn
+      patient_control_number: pcn,
+      payer_claim_control_number: null,
+      processing_started_at: null
     },
     event: {
       id: EventId.make(nextId()),

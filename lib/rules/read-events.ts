@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { EventNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
 import { EventTypes, toEvent } from "../domain/event.js"
 import { EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
-import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
+import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
 
 export interface EventListQuery {
@@ -13,16 +13,6 @@ export interface EventListQuery {
   readonly created_before?: string | undefined
   readonly limit?: number | undefined
   readonly page_token?: string | undefined
-}
-
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-
-/** Normalizes a time bound to the stored format (UTC, milliseconds, Z) so that bounds compare exactly. */
-const timeBound = (path: string, value: string | undefined): Array<FieldIssue> | string | undefined => {
-  if (value === undefined) return undefined
-  const ms = ISO.test(value) ? Date.parse(value) : Number.NaN
-  if (Number.isNaN(ms)) return [new FieldIssue({ path, message: "must be an ISO 8601 timestamp" })]
-  return new Date(ms).toISOString()
 }
 
 /**

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto"
 import { Effect, Either, Option, Schema } from "effect"
-import { ApiKeyNotFound, FieldIssue, InvalidQuery, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
+import { ApiKeyNotFound, FieldIssue, InvalidQuery, SlugTaken, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
 import { ApiKeyId, WorkspaceId } from "../domain/ids.js"
-import { type ApiKeyView, type Principal, type Scope, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
+import { type ApiKeyView, type Principal, type Scope, Scopes, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
+import { insert, update } from "../ports/write.js"
 
 const checkSlug = Schema.decodeUnknownEither(WorkspaceSlug)
 
@@ -23,7 +24,11 @@ export const createWorkspace = (slug: string, name: string) =>
     const ids = yield* Ids
     const clock = yield* Clock
     const ws: Workspace = { id: WorkspaceId.make(ids.next()), slug, name }
-    yield* storage.insertWorkspace({ ...ws, created_at: isoTime(clock.now()) })
+    const result = yield* storage.write({
+      operation: "createWorkspace",
+      steps: [insert("workspaces", { ...ws, created_at: isoTime(clock.now()) }, { unique: "slug", refuse: () => new SlugTaken({ slug }) })]
+    })
+    if (result._tag === "Refused") return yield* result.refusal
     return ws
   })
 
@@ -72,15 +77,20 @@ export const createApiKey = (slug: string, extraScopes: ReadonlyArray<Scope> = [
     const key = newSecret()
     const scopes: ReadonlyArray<Scope> = [...new Set<Scope>(["encounters", ...extraScopes])]
     const id = ApiKeyId.make(ids.next())
-    yield* storage.insertApiKey({
-      id,
-      workspace_id: ws.id,
-      hash: hashKey(key),
-      prefix: key.slice(0, 10),
-      scopes,
-      created_at: isoTime(clock.now()),
-      last_used_at: null,
-      revoked_at: null
+    yield* storage.write({
+      operation: "createApiKey",
+      steps: [
+        insert("api_keys", {
+          id,
+          workspace_id: ws.id,
+          hash: hashKey(key),
+          prefix: key.slice(0, 10),
+          scopes,
+          created_at: isoTime(clock.now()),
+          last_used_at: null,
+          revoked_at: null
+        })
+      ]
     })
     return { id, key, workspace_id: ws.id, scopes } satisfies CreatedApiKey
   })
@@ -93,14 +103,27 @@ export const listApiKeys = (slug: string) =>
     return keys.map(toApiKeyView)
   })
 
-/** Revokes a key at once; revoking twice keeps the first time. */
-export const revokeApiKey = (id: string) =>
+/**
+ * Revokes a key at once; revoking twice keeps the first time. The key is looked up in the
+ * workspace given, or (for the operator, who may know only the key's id) in each workspace.
+ */
+export const revokeApiKey = (id: string, slug?: string) =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
-    const revoked = yield* storage.revokeApiKey(ApiKeyId.make(id), isoTime(clock.now()))
-    if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ id })
-    return toApiKeyView(revoked.value) satisfies ApiKeyView
+    const keyId = ApiKeyId.make(id)
+    const workspaces = slug === undefined ? yield* storage.listWorkspaces() : [yield* findWorkspace(slug)]
+    for (const ws of workspaces) {
+      const found = yield* storage.findApiKey(ws.id, keyId)
+      if (Option.isNone(found)) continue
+      yield* storage.write({
+        operation: "revokeApiKey",
+        steps: [update("api_keys", keyId, { workspace_id: ws.id, revoked_at: null }, { revoked_at: isoTime(clock.now()) })]
+      })
+      const revoked = yield* storage.findApiKey(ws.id, keyId)
+      if (Option.isSome(revoked)) return toApiKeyView(revoked.value) satisfies ApiKeyView
+    }
+    return yield* new ApiKeyNotFound({ id })
   })
 
 const TOUCH_INTERVAL_MS = 60_000
@@ -121,7 +144,23 @@ export const authenticate = (presented: string | undefined) =>
     if (key.revoked_at !== null) return yield* new Unauthorized({ reason: "The API key is not valid" })
     const now = clock.now()
     if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_INTERVAL_MS) {
-      yield* storage.touchApiKey(key.id, isoTime(now))
+      yield* storage.write({
+        operation: "touchApiKey",
+        steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
+      })
     }
     return { workspace, keyId: key.id, scopes: key.scopes } satisfies Principal
   })
+
+/**
+ * On an empty database: the workspace `default` and one key with every scope, answered once (the
+ * secret is shown then and never again); nothing on a database that has a workspace. Several
+ * instances starting together on one empty PostgreSQL database: one of them creates it.
+ */
+export const ensureFirstRun = () =>
+  Effect.gen(function* () {
+    const existing = yield* listWorkspaces()
+    if (existing.length > 0) return Option.none<CreatedApiKey>()
+    const ws = yield* createWorkspace("default", "Default workspace")
+    return Option.some(yield* createApiKey(ws.slug, Scopes))
+  }).pipe(Effect.catchTag("SlugTaken", () => Effect.succeed(Option.none<CreatedApiKey>())))

@@ -29,7 +29,7 @@ type Payload = EncounterCreate
 type Defined<T> = Exclude<T, undefined>
 
 /** Optional create fields the response carries unchanged. */
-const ECHOED = [
+export const ECHOED = [
   "prior_authorization_number",
   "referral_number",
   "epsdt_referral",
@@ -59,7 +59,7 @@ const ECHOED = [
   "delay_reason_code"
 ] as const satisfies ReadonlyArray<keyof Payload>
 
-const LINE_KEYS = [
+export const LINE_KEYS = [
   "modifiers",
   "has_epsdt_indicator",
   "has_family_planning_indicator",
@@ -75,7 +75,7 @@ const LINE_KEYS = [
 ] as const
 
 /** The response names a line's diagnoses by id, in pointer order, at most four. */
-const DIAGNOSIS_ID_KEYS = ["diagnosis_id_zero", "diagnosis_id_one", "diagnosis_id_two", "diagnosis_id_three"] as const
+export const DIAGNOSIS_ID_KEYS = ["diagnosis_id_zero", "diagnosis_id_one", "diagnosis_id_two", "diagnosis_id_three"] as const
 type DiagnosisIdKey = (typeof DIAGNOSIS_ID_KEYS)[number]
 
 export type CompatServiceLine =
@@ -90,11 +90,18 @@ export type CompatServiceLine =
     readonly ordering_provider?: CompatProvider
   }
 
+/** A remittance in the vendor's words: one ERA (835) that named the claim. */
+export interface CompatEra {
+  readonly era_id: string
+  readonly check_number: string
+  readonly check_date: string
+}
+
 export interface CompatClaim {
   readonly claim_id: string
   readonly status: string
   readonly service_lines: ReadonlyArray<CompatServiceLine>
-  readonly eras: ReadonlyArray<never>
+  readonly eras: ReadonlyArray<CompatEra>
 }
 
 type DiagnosisIn = Payload["diagnoses"][number]
@@ -182,7 +189,7 @@ const lineDates = (line: ServiceLine, p: Payload, createdAt: string): CompatServ
   return end === undefined ? { start_date: start } : { start_date: start, end_date: end }
 }
 
-export const toCompatEncounter = ({ encounter: e, claim }: EncounterWithClaim, baseUrl: string): CompatEncounter => {
+export const toCompatEncounter = ({ encounter: e, claim, remittances = [] }: EncounterWithClaim, baseUrl: string): CompatEncounter => {
   const p = e.payload
   const id = (kind: string, index = 0) => stableId(e.id, kind, index)
   const billingAddress = p.billing_provider.address
@@ -236,7 +243,7 @@ export const toCompatEncounter = ({ encounter: e, claim }: EncounterWithClaim, b
     // Nothing is pending on anyone in this service's model, and every encounter came from an API caller.
     owner_of_next_action: "NONE",
     submission_origin: "EXTERNAL",
-    claims: [{ claim_id: claim.id, status: claim.status, service_lines: serviceLines, eras: [] }],
+    claims: [{ claim_id: claim.id, status: claim.status, service_lines: serviceLines, eras: remittances.map((r) => ({ era_id: r.id, check_number: r.check_number, check_date: r.payment_date })) }],
     patient: toPatient(p.patient, id("patient")),
     billing_provider: provider("billing_provider")(p.billing_provider),
     rendering_provider: provider("rendering_provider")(p.rendering_provider),

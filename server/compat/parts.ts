@@ -61,7 +61,7 @@ interface ProviderIn {
   readonly last_name?: string
   readonly organization_name?: string
 }
-const PROVIDER_KEYS = [
+export const PROVIDER_KEYS = [
   "tax_id",
   "taxonomy_code",
   "qualifier",
@@ -91,7 +91,7 @@ export const toProvider = (p: ProviderIn, providerId: string, fallbackAddress: A
 })
 
 type TreatingIn = Defined<Payload["treating_provider"]>
-const TREATING_KEYS = ["npi", "taxonomy_code", "address", "license_type"] as const
+export const TREATING_KEYS = ["npi", "taxonomy_code", "address", "license_type"] as const
 export interface CompatAdditionalProvider
   extends Pick<TreatingIn, "first_name" | "last_name" | (typeof TREATING_KEYS)[number]> {
   readonly provider_id: string
@@ -147,7 +147,7 @@ export const toPatient = (p: PatientIn, individualId: string): CompatPatient => 
 
 type CardIn = Subscriber["insurance_card"]
 /** The response card's optional keys. Not `emr_payer_crosswalk` / `payer_plan_group_name`: create-only. */
-const CARD_KEYS = [
+export const CARD_KEYS = [
   "rx_bin",
   "rx_pcn",
   "image_url_front",
@@ -164,7 +164,7 @@ export interface CompatInsuranceCard
   readonly insurance_card_id: string
 }
 
-const SUBSCRIBER_KEYS = ["date_of_birth", "address"] as const
+export const SUBSCRIBER_KEYS = ["date_of_birth", "address"] as const
 export interface CompatSubscriber
   extends Pick<
     Subscriber,
@@ -220,7 +220,7 @@ export const toGuarantor = (g: GuarantorIn, guarantorId: string): CompatGuaranto
 // Service facility
 
 type FacilityIn = Defined<Payload["service_facility"]>
-const FACILITY_KEYS = ["npi", "secondary_identification", "mammography_certification_number"] as const
+export const FACILITY_KEYS = ["npi", "secondary_identification", "mammography_certification_number"] as const
 export interface CompatServiceFacility
   extends Pick<FacilityIn, "organization_name" | "address" | (typeof FACILITY_KEYS)[number]> {
   readonly service_facility_id: string

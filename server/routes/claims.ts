@@ -1,8 +1,8 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
-import { formatPath, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
+import { fieldIssues, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { readBody, requireJson } from "../body.js"
 import { InvalidBody } from "../problem.js"
@@ -10,10 +10,24 @@ import { authed, json, NoQuery } from "../route.js"
 import { problems } from "./shared.js"
 
 export const StatusChangeRequest = Schema.Struct({
-  status: ClaimStatus.annotations({ message: () => "must be a known claim status" }),
+  status: ClaimStatus,
   note: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
-})
+}).annotations({ identifier: "ClaimStatusChange" })
 const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
+
+/** A status change body, read and checked the same way wherever a claim is moved (API, console). */
+export const readStatusChange = (request: Request, bodyLimit: number) =>
+  Effect.gen(function* () {
+    yield* requireJson(request)
+    const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
+    // Refused before decoding: error messages quote the value, and quoting walks it recursively.
+    if (nestsDeeperThan(raw, MAX_DEPTH)) {
+      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
+    }
+    const decoded = decodeRequest(raw)
+    if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
+    return decoded.right
+  })
 
 export const claimStatusRoute = authed(
   {
@@ -31,21 +45,7 @@ export const claimStatusRoute = authed(
   },
   ({ principal, params, request, config }) =>
     Effect.gen(function* () {
-      yield* requireJson(request)
-      const raw = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-      // Refused before decoding: error messages quote the value, and quoting walks it recursively.
-      if (nestsDeeperThan(raw, MAX_DEPTH)) {
-        return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-      }
-      const decoded = decodeRequest(raw)
-      if (Either.isLeft(decoded)) {
-        const errors = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({
-          path: formatPath(i.path),
-          message: i._tag === "Missing" ? "is required" : i.message
-        }))
-        return yield* new InvalidBody({ errors })
-      }
-      const { status, note } = decoded.right
+      const { status, note } = yield* readStatusChange(request, config.bodyLimit)
       const result = yield* changeClaimStatus(principal.workspace.id, params.claim_id ?? "", status, note)
       return json(200, result.claim)
     })

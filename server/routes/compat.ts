@@ -4,21 +4,18 @@ import { Event } from "../../lib/domain/event.js"
 import { Page } from "../../lib/domain/page.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { getEvent, listEvents } from "../../lib/rules/read-events.js"
-import { toCompatEncounter } from "../compat/encounter.js"
-import { authed, json, NoQuery } from "../route.js"
-import { Limit, problems } from "./shared.js"
+import { compatJson, compatPageJson } from "../compat/rendered.js"
+import { CompatEncounter } from "../compat/schema.js"
+import { authed, json, NoQuery, text } from "../route.js"
+import { Limit, PageToken, problems } from "./shared.js"
 
-/** The vendor's v4 Encounter is documented by reference: its SDK's serializer is the schema. */
-const CompatEncounterDoc = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "CompatEncounter",
-  description: "The claims vendor's v4 Encounter wire shape (snake_case), with the latest claim in claims[0]"
-})
+const CompatEncounterPage = Page(CompatEncounter).annotations({ identifier: "CompatEncounterPage" })
 
 const ListQuery = Schema.Struct({
   external_id: Schema.optional(Schema.String),
   claim_status: Schema.optional(ClaimStatus),
   limit: Schema.optional(Limit),
-  page_token: Schema.optional(Schema.String)
+  page_token: Schema.optional(PageToken)
 })
 
 export const compatListRoute = authed(
@@ -29,21 +26,23 @@ export const compatListRoute = authed(
     tag: "Compat",
     summary: "List encounters in the vendor's v4 shape, newest first",
     query: ListQuery,
-    responses: { 200: { description: "An encounter page", schema: Page(CompatEncounterDoc) }, ...problems(400, 401, 429) }
+    responses: { 200: { description: "An encounter page", schema: CompatEncounterPage }, ...problems(400, 401, 429) }
   },
   ({ principal, query, config }) =>
     Effect.map(listEncounters(principal.workspace.id, query, "all"), (page) =>
-      json(200, { ...page, items: page.items.map((row) => toCompatEncounter(row, config.publicUrl)) })
+      text(200, compatPageJson(page, config.publicUrl), "application/json")
     )
 )
 
-const EventTypesParam = Schema.Union(Schema.String, Schema.Array(Schema.String))
+const EventTypesParam = Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({
+  description: "Event types: a comma list, or the parameter repeated"
+})
 const EventQuery = Schema.Struct({
   event_types: Schema.optional(EventTypesParam),
-  created_after: Schema.optional(Schema.String),
-  created_before: Schema.optional(Schema.String),
+  created_after: Schema.optional(Schema.String.annotations({ description: "ISO 8601 date-time; inclusive" })),
+  created_before: Schema.optional(Schema.String.annotations({ description: "ISO 8601 date-time; inclusive" })),
   limit: Schema.optional(Limit),
-  page_token: Schema.optional(Schema.String)
+  page_token: Schema.optional(PageToken)
 })
 
 export const compatEventsRoute = authed(
@@ -55,7 +54,7 @@ export const compatEventsRoute = authed(
     summary: "Poll events, oldest first in recorded order",
     description: "created_after and created_before are inclusive. event_types takes a comma list or the parameter repeated.",
     query: EventQuery,
-    responses: { 200: { description: "An event page", schema: Page(Event) }, ...problems(400, 401, 429) }
+    responses: { 200: { description: "An event page", schema: Page(Event).annotations({ identifier: "EventPage" }) }, ...problems(400, 401, 429) }
   },
   ({ principal, query }) =>
     Effect.map(
@@ -88,10 +87,10 @@ export const compatGetRoute = authed(
     tag: "Compat",
     summary: "Read one encounter in the vendor's v4 shape",
     query: NoQuery,
-    responses: { 200: { description: "The encounter", schema: CompatEncounterDoc }, ...problems(401, 404, 429) }
+    responses: { 200: { description: "The encounter", schema: CompatEncounter }, ...problems(401, 404, 429) }
   },
   ({ principal, params, config }) =>
     Effect.map(getEncounter(principal.workspace.id, params.encounter_id ?? ""), (row) =>
-      json(200, toCompatEncounter(row, config.publicUrl))
+      text(200, compatJson(row, config.publicUrl), "application/json")
     )
 )

@@ -7,7 +7,13 @@ import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
 import { authed, json, NoQuery } from "../route.js"
-import { CreatedResponse, DuplicateResponse, Limit, problems } from "./shared.js"
+import { CreatedResponse, DuplicateResponse, Limit, PageToken, problems } from "./shared.js"
+
+const EncounterCreateDoc = EncounterCreate.annotations({
+  identifier: "EncounterCreate",
+  description: "The claims vendor's v4 EncounterCreate wire shape (snake_case); a null optional counts as absent, and unknown keys are ignored (kept in the stored raw request)"
+})
+const EncounterPage = Page(Encounter).annotations({ identifier: "EncounterPage" })
 
 export const createEncounterRoute = authed(
   {
@@ -19,7 +25,7 @@ export const createEncounterRoute = authed(
     description:
       "Stores the raw request first, validates it, then creates the encounter, its first claim and the Created event in one transaction. A replay of a known external_id answers 200 with the existing id and duplicate: true, and records no event.",
     query: NoQuery,
-    requestBody: EncounterCreate,
+    requestBody: EncounterCreateDoc,
     responses: {
       202: { description: "Created and durably stored", schema: CreatedResponse },
       200: { description: "Replay of an external_id already accepted in this workspace", schema: DuplicateResponse },
@@ -47,7 +53,7 @@ const ListQuery = Schema.Struct({
   external_id: Schema.optional(Schema.String),
   claim_status: Schema.optional(FilterableClaimStatus),
   limit: Schema.optional(Limit),
-  page_token: Schema.optional(Schema.String)
+  page_token: Schema.optional(PageToken)
 })
 
 const listDoc = (path: string) =>
@@ -58,7 +64,7 @@ const listDoc = (path: string) =>
     tag: "Encounters",
     summary: "List normalized encounters, newest first",
     query: ListQuery,
-    responses: { 200: { description: "A page of encounters", schema: Page(Encounter) }, ...problems(400, 401, 429) }
+    responses: { 200: { description: "A page of encounters", schema: EncounterPage }, ...problems(400, 401, 429) }
   }) as const
 
 const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>

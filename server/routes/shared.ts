@@ -2,20 +2,51 @@ import { Schema } from "effect"
 import type { ResponseDoc } from "../route.js"
 
 /** `limit` as a query string: an integer 1..100 (the rule checks the range and answers 400). */
-export const Limit = Schema.NumberFromString.annotations({ message: () => "must be an integer from 1 to 100" })
+export const Limit = Schema.NumberFromString.annotations({
+  message: () => "must be an integer from 1 to 100",
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 100, description: "Page size" }
+})
 
-export const CreatedResponse = Schema.Struct({ encounter_id: Schema.String, encounterId: Schema.String })
-export const DuplicateResponse = Schema.Struct({ ...CreatedResponse.fields, duplicate: Schema.Literal(true) })
+/** A page token as the lists hand it out. */
+export const PageToken = Schema.String.annotations({
+  description: "next_page_token or prev_page_token of a previous page, with the same filters"
+})
 
-export const ProblemDetails = Schema.Struct({
+const createdFields = { encounter_id: Schema.String, encounterId: Schema.String.annotations({ description: "The same id, camelCase (the vendor SDK's name)" }) }
+export const CreatedResponse = Schema.Struct(createdFields).annotations({ identifier: "EncounterCreated" })
+export const DuplicateResponse = Schema.Struct({ ...createdFields, duplicate: Schema.Literal(true) }).annotations({
+  identifier: "EncounterDuplicate"
+})
+
+const FieldIssueDoc = Schema.Struct({
+  path: Schema.String.annotations({ description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body" }),
+  message: Schema.String
+}).annotations({ identifier: "FieldIssue" })
+
+const problemFields = {
   type: Schema.String,
   title: Schema.String,
-  status: Schema.Number,
+  status: Schema.Number.pipe(Schema.int()),
   detail: Schema.String,
   code: Schema.String,
-  errors: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))),
-  request_id: Schema.String
-}).annotations({ identifier: "Problem" })
+  errors: Schema.optional(Schema.Array(FieldIssueDoc)),
+  request_id: Schema.String.annotations({ description: "Also in X-Request-Id and in the server's log line" })
+}
+
+/** RFC 9457 problem details, as every error answers (server/problem.ts). */
+export const ProblemDetails = Schema.Struct(problemFields).annotations({
+  identifier: "Problem",
+  description: "RFC 9457 problem details"
+})
+
+/** The 409 of a refused status move: the problem plus the members that tell what is allowed. */
+export const InvalidTransitionProblem = Schema.Struct({
+  ...problemFields,
+  claim_id: Schema.String,
+  current_status: Schema.String,
+  requested_status: Schema.String,
+  allowed_transitions: Schema.Array(Schema.String).annotations({ description: "Empty when the current status is terminal" })
+}).annotations({ identifier: "InvalidTransitionProblem", description: "RFC 9457 problem details with the transition's extension members" })
 
 const descriptions: Record<number, string> = {
   400: "invalid_json or invalid_parameter",
@@ -26,9 +57,34 @@ const descriptions: Record<number, string> = {
   413: "payload_too_large",
   415: "unsupported_media_type",
   422: "validation_failed, with one entry per problem in errors",
-  429: "rate_limited, with Retry-After"
+  429: "rate_limited, with Retry-After",
+  503: "storage_unavailable, with Retry-After: the database is full, locked elsewhere or unreachable; nothing was stored"
+}
+
+const headers: Record<number, Record<string, string>> = {
+  401: { "WWW-Authenticate": "Bearer realm=\"encounterd\"" },
+  429: { "Retry-After": "Seconds until the key may send again" },
+  503: { "Retry-After": "Seconds after which a retry may succeed" }
 }
 
 /** The problem responses a route can answer, for the OpenAPI document. */
 export const problems = (...statuses: ReadonlyArray<number>): Record<number, ResponseDoc> =>
-  Object.fromEntries(statuses.map((s) => [s, { description: descriptions[s] ?? "error", schema: ProblemDetails }]))
+  Object.fromEntries(
+    statuses.map((s): [number, ResponseDoc] => [
+      s,
+      {
+        description: descriptions[s] ?? "error",
+        schema: s === 409 ? InvalidTransitionProblem : ProblemDetails,
+        contentType: "application/problem+json",
+        ...(headers[s] !== undefined ? { headers: headers[s] } : {})
+      }
+    ])
+  )
+
+/** A problem response whose description names the codes this route answers with. */
+export const problemAs = (status: number, description: string, schema: Schema.Schema.Any = ProblemDetails): Record<number, ResponseDoc> => ({
+  [status]: { description, schema, contentType: "application/problem+json" }
+})
+
+/** A 409 that is either a refused status move (with its members) or another conflict. */
+export const AnyConflictProblem = Schema.Union(InvalidTransitionProblem, ProblemDetails)

@@ -2,11 +2,12 @@
  * The benchmark's reference servers (bench/reference): each one started as the bench starts it, on
  * a fresh SQLite file, answering the five benchmarked routes with encounterd's statuses and shapes.
  */
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import type { Subprocess } from "bun"
+import { buildCompat } from "../../bench/reference/build-compat.js"
 import { validPayload } from "../support/payloads.js"
 import { startTestServer } from "../support/server.js"
 
@@ -14,6 +15,8 @@ const root = resolve(import.meta.dir, "../..")
 type Json = Record<string, unknown>
 
 const temps: Array<string> = []
+// The references import encounterd's compat builder from a bundle of the checkout.
+beforeAll(() => buildCompat())
 afterAll(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
@@ -94,6 +97,82 @@ const readEncounterdShapes = async () => {
     return { list: list.body, item: items(list)[0], event: items(events)[0] }
   } finally {
     await server.close()
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/**
+ * A JSON value with what differs between two servers by nature replaced by placeholders: each
+ * distinct id by `<id N>` in order of first appearance (so a reference to an id elsewhere in the
+ * body must point at the same place), every time by `<time>` (two moves may share a millisecond on
+ * one server and not on the other), the origin of URLs, and the patient control number (random).
+ */
+const normalized = (value: unknown, origin: string, pcn: string): unknown => {
+  const seen = new Map<string, string>()
+  const placeholder = (v: string): string => {
+    const known = seen.get(v) ?? `<id ${seen.size + 1}>`
+    seen.set(v, known)
+    return known
+  }
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk)
+    if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+    if (typeof v !== "string") return v
+    if (v === pcn) return "<pcn>"
+    if (UUID.test(v)) return placeholder(v)
+    if (TIME.test(v)) return "<time>"
+    if (!v.startsWith(origin)) return v
+    // A URL: its origin, and the ids in its path.
+    return `<origin>${v.slice(origin.length).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, placeholder)}`
+  }
+  return walk(value)
+}
+
+interface Walk {
+  readonly url: string
+  readonly key: string
+  readonly writer: string
+}
+
+/**
+ * The same requests on one server: a create, its compat read and first compat page, its claim
+ * moved twice, the normalized read after, and the event feed in pages of 2 by next_page_token;
+ * every answer normalized.
+ */
+const walkNewRoutes = async ({ url, key, writer }: Walk): Promise<Record<string, unknown>> => {
+  const created = await call(url, key, "POST", "/api/encounters", validPayload("ref-walk"))
+  expect(created.status).toBe(202)
+  const id = String(created.body.encounter_id)
+  const one = await call(url, key, "GET", `/api/encounters/${id}`)
+  const claimId = String(one.body.latest_claim_id)
+  const pcn = String((one.body.latest_claim as Json).patient_control_number)
+  const norm = (v: unknown) => normalized(v, url, pcn)
+  const compatOne = await call(url, key, "GET", `/api/encounters/compat-version/${id}`)
+  const compatPage = await call(url, key, "GET", "/api/encounters/compat-version?limit=10")
+  const moved = await call(url, writer, "POST", `/api/claims/${claimId}/status`, { status: "missing_information" })
+  const back = await call(url, writer, "POST", `/api/claims/${claimId}/status`, { status: "draft", note: "back" })
+  const same = await call(url, writer, "POST", `/api/claims/${claimId}/status`, { status: "draft" })
+  const refused = await call(url, writer, "POST", `/api/claims/${claimId}/status`, { status: "paid" })
+  const compatAfter = await call(url, key, "GET", `/api/encounters/compat-version/${id}`)
+  const feed: Array<unknown> = []
+  let path: string | undefined = "/api/encounters/compat-version/events?limit=2"
+  while (path !== undefined) {
+    const page = await call(url, key, "GET", path)
+    expect(page.status).toBe(200)
+    feed.push(...items(page))
+    path = typeof page.body.next_page_token === "string" ? `/api/encounters/compat-version/events?limit=2&page_token=${page.body.next_page_token}` : undefined
+  }
+  return {
+    compatOne: [compatOne.status, norm(compatOne.body)],
+    compatPage: [compatPage.status, norm(compatPage.body.items), compatPage.body.next_page_token],
+    moved: [moved.status, norm(moved.body)],
+    back: [back.status, norm(back.body)],
+    same: [same.status, norm(same.body)],
+    refused: [refused.status, refused.body.code],
+    compatAfter: [norm(compatAfter.body)],
+    feed: norm(feed)
   }
 }
 
@@ -212,6 +291,26 @@ for (const { name, cmd } of servers) {
 
         const badLimit = await call(ref.url, ref.key, "GET", "/api/encounters?limit=0")
         expect(badLimit.status).toBe(400)
+      } finally {
+        ref.proc.kill("SIGTERM")
+      }
+      expect(await ref.proc.exited).toBe(0)
+    })
+
+    test("answers the compat reads, claim status changes and followed event pages as encounterd does", async () => {
+      const server = await startTestServer()
+      let theirs: Record<string, unknown>
+      try {
+        theirs = await walkNewRoutes({ url: server.url, key: server.keys.a, writer: server.keys.aWriter })
+      } finally {
+        await server.close()
+      }
+      const ref = await startReference(cmd)
+      try {
+        const ours = await walkNewRoutes({ url: ref.url, key: ref.key, writer: ref.key })
+        expect(ours.moved).toMatchObject([200, { status: "missing_information" }])
+        expect(ours.refused).toEqual([409, "invalid_transition"])
+        expect(ours).toEqual(theirs)
       } finally {
         ref.proc.kill("SIGTERM")
       }

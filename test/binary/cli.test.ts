@@ -38,12 +38,43 @@ describe("encounterd CLI: help and usage errors", () => {
     })
   }
 
-  test("--help lists every command; no command at all is a usage error", async () => {
+  test("--help lists every command with a one-line summary, and --version; no command at all is a usage error", async () => {
     const help = await runCli(["--help"])
     expect(help.code).toBe(0)
-    for (const command of commands) expect(help.stdout).toContain(command.join(" "))
+    for (const command of [...commands, ["--version"], ["--help"]]) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command.join(" ")} +\\S`, "m"))
+    }
     const none = await runCli([])
     expect(none.code).toBe(2)
+  })
+
+  const groups = new Map<string, Array<string>>()
+  for (const [group, sub] of commands) if (sub !== undefined) groups.set(group ?? "", [...(groups.get(group ?? "") ?? []), sub])
+  for (const [group, subs] of groups) {
+    test(`${group} --help lists its commands with a one-line summary and exits 0`, async () => {
+      const r = await runCli([group, "--help"])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe("")
+      expect(r.stdout).toContain(`Usage: encounterd ${group} COMMAND`)
+      for (const sub of subs) expect(r.stdout).toMatch(new RegExp(`^  ${group} ${sub} +\\S`, "m"))
+      expect(r.stdout.match(/^  \S/gm)?.length).toBe(subs.length)
+    })
+  }
+
+  test("a group without a command, or with an unknown one, is a usage error that points to the group's help", async () => {
+    for (const argv of [["keys"], ["claims", "frobnicate"]]) {
+      const r = await runCli(argv)
+      expectUsageError(r)
+      expect(r.stderr).toContain(`see encounterd ${argv[0]} --help`)
+    }
+  })
+
+  test("--version prints the package version first (then the commit and build date: test/binary/version.test.ts)", async () => {
+    const r = await runCli(["--version"])
+    expect(r.code).toBe(0)
+    const pkg: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+    const version = typeof pkg === "object" && pkg !== null && "version" in pkg ? String(pkg.version) : "no version"
+    expect(r.stdout.startsWith(`encounterd ${version} (`)).toBe(true)
   })
 
   test("unknown command, unknown flag, missing flag, bad scope and extra arguments exit 2", async () => {
@@ -152,7 +183,8 @@ describe("encounterd CLI: workspaces, keys, migrate, backup", () => {
     const out = `${db}.backup`
     const backup = await runCli(["backup", "--out", out], { db })
     expect(backup.code).toBe(0)
-    expect(backup.json).toEqual({ backup: out, db })
+    // The copy is checked (PRAGMA integrity_check) before the command says it is good.
+    expect(backup.json).toEqual({ backup: out, db, integrity: "ok" })
     expect(existsSync(out)).toBe(true)
     const copy = await runCli(["migrate"], { db: out })
     expect(copy.json.migrations).toEqual(first.json.migrations)

@@ -56,7 +56,7 @@ const absentValues = (u: unknown, path = "$"): Array<string> => {
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const fixturesDir = new URL("../../../shared/fixtures/valid/", import.meta.url)
+const fixturesDir = new URL("../fixtures/valid/", import.meta.url)
 const fixtureNames = readdirSync(fixturesDir).filter((n) => /^shr-.*\.json$/.test(n)).sort()
 
 const readFixture = (name: string): Record<string, unknown> => {

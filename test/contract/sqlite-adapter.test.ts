@@ -20,6 +20,7 @@ import { makeSqliteStorage } from "../../lib/adapters/sqlite/storage.js"
 import { ApiKeyId, ClaimId, EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
 import { liveServices } from "../../lib/layers.js"
 import { Storage, type StorageShape } from "../../lib/ports/storage.js"
+import { insert } from "../../lib/ports/write.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
@@ -77,15 +78,20 @@ describe("SQLite adapter: group commit", () => {
         runtime.runPromise(Effect.either(createWorkspace("mixed", "Again"))),
         runtime.runPromise(
           Effect.either(
-            storage.insertApiKey({
-              id: ApiKeyId.make(key.id),
-              workspace_id: ws.id,
-              hash: "x".repeat(64),
-              prefix: "eik_xxxxxx",
-              scopes: ["encounters"],
-              created_at: new Date().toISOString(),
-              last_used_at: null,
-              revoked_at: null
+            storage.write({
+              operation: "insertApiKey",
+              steps: [
+                insert("api_keys", {
+                  id: ApiKeyId.make(key.id),
+                  workspace_id: ws.id,
+                  hash: "x".repeat(64),
+                  prefix: "eik_xxxxxx",
+                  scopes: ["encounters"],
+                  created_at: new Date().toISOString(),
+                  last_used_at: null,
+                  revoked_at: null
+                })
+              ]
             })
           )
         ),
@@ -211,7 +217,9 @@ describe("SQLite adapter: migrations", () => {
         created_at: at,
         status: "submitted_to_payer",
         status_changed_at: changed,
-        patient_control_number: "OLD1"
+        patient_control_number: "OLD1",
+        payer_claim_control_number: null,
+        processing_started_at: null
       })
     } finally {
       await runtime.dispose()
@@ -278,11 +286,11 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a write is answered only after the sync that began after its commit; later commits wait for the next sync", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const first = Effect.runPromise(storage.insertWorkspace(workspace(1)))
+      const first = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(1))] }))
       expect(await settled(first)).toBe(false)
       expect(syncs.length).toBe(1)
       // Committed while the first sync runs: it waits for a sync of its own.
-      const second = Effect.runPromise(storage.insertWorkspace(workspace(2)))
+      const second = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(2))] }))
       expect(await settled(second)).toBe(false)
       expect(syncs.length).toBe(1)
       syncs[0]!.resolve()
@@ -295,7 +303,7 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a failed sync acknowledges nothing: the callers get a StorageError", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const write = Effect.runPromise(Effect.either(storage.insertWorkspace(workspace(3))))
+      const write = Effect.runPromise(Effect.either(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(3))] })))
       await settled(write)
       syncs[0]!.reject(new Error("EIO"))
       const outcome = await write

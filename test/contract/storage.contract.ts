@@ -1,8 +1,11 @@
 import assert from "node:assert/strict"
 import { Effect, Either, Layer, Option } from "effect"
-import type { EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
+import { toEncounterRow } from "../../lib/domain/encounter.js"
+import { ClaimId, EncounterId, EventId, type WorkspaceId } from "../../lib/domain/ids.js"
 import { Clock, Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
+import { appendEvent, insert, update } from "../../lib/ports/write.js"
+import { getIntakeRequest, listIntakeRequests } from "../../lib/rules/intake-log.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter, intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
@@ -10,6 +13,9 @@ import { getEvent, listEvents } from "../../lib/rules/read-events.js"
 import { authenticate, createApiKey, createWorkspace, listApiKeys, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { insurancePayload, validPayload } from "../support/payloads.js"
 import { type Harness, runWith } from "../support/run.js"
+import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
+import { clearinghouseContract } from "./clearinghouse.contract.js"
+import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 
 type Services = Storage | Clock | Ids
 const T0 = Date.parse("2026-11-01T00:00:00.000Z")
@@ -348,6 +354,170 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
         })
       ))
 
+    // ---- the write's preconditions, decided by every adapter alike --------------------------
+
+    const eventOf = (ws: WorkspaceId, encounterId: string, at: string, id: string) => ({
+      id: EventId.make(id),
+      workspace_id: ws,
+      event_type: "ExternalApi.Encounter.StatusUpdated" as const,
+      created_at: at,
+      timestamp: at,
+      payload: { encounter_id: encounterId, external_id: "x", claim_id: "c", status: "draft" }
+    })
+
+    test("write precondition: a taken unique key refuses the whole write with the holder's id, and writes nothing", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const first = yield* create(ws, validPayload("taken-ext"))
+          const before = yield* storage.findEncounter(ws, first.encounter_id)
+          const row = Option.getOrThrow(before)
+          const eventsBefore = (yield* listEvents(ws, {})).items.length
+          const copyId = EncounterId.make("01a00000-0000-7000-8000-0000000000e1")
+          const claimId = ClaimId.make("01a00000-0000-7000-8000-0000000000c1")
+          const result = yield* storage.write({
+            operation: "test",
+            steps: [
+              // An event first: refused later in the write, it must be undone too.
+              appendEvent(eventOf(ws, copyId, "2026-11-01T00:00:00.000Z", "01a00000-0000-7000-8000-0000000000f1")),
+              insert("claims", { ...row.claim, id: claimId, patient_control_number: "FRESHPCN" }),
+              insert("encounters", toEncounterRow({ ...row.encounter, id: copyId }, row.claim), {
+                unique: "external_id",
+                refuse: (holder) => holder
+              })
+            ]
+          })
+          assert.deepEqual(result, { _tag: "Refused", refusal: first.encounter_id })
+          assert.ok(Option.isNone(yield* storage.findClaim(ws, claimId)))
+          assert.ok(Option.isNone(yield* storage.findEncounter(ws, copyId)))
+          assert.equal((yield* listEvents(ws, {})).items.length, eventsBefore)
+          // Another workspace's same key is not taken.
+          const other = yield* workspace("clinic-b")
+          const inOther = yield* create(other, validPayload("taken-ext"))
+          assert.equal(inOther.duplicate, false)
+        })
+      ))
+
+    test("write precondition: an update applies only while the row still has the values read (compare-and-set)", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const created = yield* create(ws, validPayload("cas"))
+          const { claim } = yield* getEncounter(ws, created.encounter_id)
+          const at = "2026-11-01T00:00:01.000Z"
+          const move = (expected: string, eventId: string) =>
+            storage.write({
+              operation: "test",
+              steps: [
+                update("claims", claim.id, { workspace_id: ws, status: expected }, { status: "submitted_to_payer", status_changed_at: at }, "stale"),
+                appendEvent(eventOf(ws, created.encounter_id, at, eventId), created.encounter_id)
+              ]
+            })
+          const stale = yield* move("paid", "01a00000-0000-7000-8000-0000000000f2")
+          assert.deepEqual(stale, { _tag: "Refused", refusal: "stale" })
+          assert.equal((yield* listEvents(ws, {})).items.length, 1)
+          assert.equal(Option.getOrThrow(yield* storage.findClaim(ws, claim.id)).claim.status, "draft")
+          const applied = yield* move("draft", "01a00000-0000-7000-8000-0000000000f3")
+          assert.deepEqual(applied, { _tag: "Written" })
+          assert.equal(Option.getOrThrow(yield* storage.findClaim(ws, claim.id)).claim.status, "submitted_to_payer")
+          // Another workspace cannot move it, even with the right status.
+          const other = yield* workspace("clinic-b")
+          const foreign = yield* storage.write({
+            operation: "test",
+            steps: [update("claims", claim.id, { workspace_id: other, status: "submitted_to_payer" }, { status: "paid" }, "stale")]
+          })
+          assert.deepEqual(foreign, { _tag: "Refused", refusal: "stale" })
+        })
+      ))
+
+    test("write precondition: an event takes the next place in its workspace's feed, never recorded before the one ahead", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const created = yield* create(ws, validPayload("feed"))
+          const first = (yield* listEvents(ws, {})).items[0]!
+          // A clock behind the feed: recorded at the previous event's time, and the encounter follows.
+          const early = "2020-01-01T00:00:00.000Z"
+          yield* storage.write({
+            operation: "test",
+            steps: [appendEvent(eventOf(ws, created.encounter_id, early, "01a00000-0000-7000-8000-0000000000f4"), created.encounter_id)]
+          })
+          const later = "2030-01-01T00:00:00.000Z"
+          yield* storage.write({
+            operation: "test",
+            steps: [appendEvent(eventOf(ws, created.encounter_id, later, "01a00000-0000-7000-8000-0000000000f5"), created.encounter_id)]
+          })
+          const feed = (yield* listEvents(ws, {})).items
+          assert.deepEqual(
+            feed.map((e) => [e.id, e.created_at, e.timestamp]),
+            [
+              [first.id, first.created_at, first.timestamp],
+              ["01a00000-0000-7000-8000-0000000000f4", first.created_at, early],
+              ["01a00000-0000-7000-8000-0000000000f5", later, later]
+            ]
+          )
+          assert.equal((yield* getEncounter(ws, created.encounter_id)).encounter.last_event_at, later)
+        })
+      ))
+
+    test("intake log: every request with its outcome and external id, filtered, newest first, paged both ways", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const other = yield* workspace("clinic-b")
+          const enc = (u: unknown) => new TextEncoder().encode(typeof u === "string" ? u : JSON.stringify(u))
+          const ok = yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload("log-1")) })
+          yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload("log-1")) })
+          yield* Effect.either(intakeEncounter({ workspace_id: ws, body: enc({ external_id: "log-bad" }) }))
+          yield* Effect.either(intakeEncounter({ workspace_id: ws, body: enc("{nope") }))
+          for (let i = 0; i < 5; i++) yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload(`log-more-${i}`)) })
+          yield* intakeEncounter({ workspace_id: other, body: enc(validPayload("log-1")) })
+
+          const all = yield* listIntakeRequests(ws, {})
+          assert.equal(all.items.length, 9)
+          const received = all.items.map((r) => r.received_at)
+          assert.deepEqual(received, [...received].sort().reverse())
+          const rejected = yield* listIntakeRequests(ws, { outcome: "rejected" })
+          assert.deepEqual(
+            rejected.items.map((r) => r.external_id).sort((a, b) => String(a).localeCompare(String(b))),
+            [null, "log-bad"].sort((a, b) => String(a).localeCompare(String(b)))
+          )
+          const bad = rejected.items.find((r) => r.external_id === "log-bad")!
+          assert.ok(bad.errors.length > 0 && bad.errors.every((e) => e.path !== "" && e.message !== ""))
+          assert.equal(bad.encounter_id, null)
+          const byExt = yield* listIntakeRequests(ws, { external_id: "log-1" })
+          assert.deepEqual(byExt.items.map((r) => r.outcome).sort(), ["accepted", "duplicate"])
+          assert.ok(byExt.items.every((r) => r.encounter_id === ok.encounter_id))
+          const detail = yield* getIntakeRequest(ws, ok.raw_request_id)
+          assert.equal(detail.body, JSON.stringify(validPayload("log-1")))
+          assert.equal(detail.content_type, "application/json")
+          const foreign = yield* Effect.either(getIntakeRequest(other, ok.raw_request_id))
+          assert.ok(Either.isLeft(foreign) && foreign.left._tag === "IntakeRequestNotFound")
+          // Paged by 2, forward then back: the same items, each once.
+          const forward: Array<string> = []
+          let page = yield* listIntakeRequests(ws, { limit: 2 })
+          forward.push(...page.items.map((r) => r.id))
+          while (page.next_page_token !== null) {
+            page = yield* listIntakeRequests(ws, { limit: 2, page_token: page.next_page_token })
+            forward.push(...page.items.map((r) => r.id))
+          }
+          assert.deepEqual(forward, all.items.map((r) => r.id))
+          const back: Array<string> = [...page.items.map((r) => r.id)]
+          while (page.prev_page_token !== null) {
+            page = yield* listIntakeRequests(ws, { limit: 2, page_token: page.prev_page_token })
+            back.unshift(...page.items.map((r) => r.id))
+          }
+          assert.deepEqual(back, forward)
+          const badOutcome = yield* Effect.either(listIntakeRequests(ws, { outcome: "lost" }))
+          assert.ok(Either.isLeft(badOutcome) && badOutcome.left._tag === "InvalidQuery")
+          const window = yield* listIntakeRequests(ws, { received_after: "2000-01-01T00:00:00Z", received_before: "2000-01-02T00:00:00Z" })
+          assert.equal(window.items.length, 0)
+        })
+      ))
+
     test("API keys: created once, authenticated by hash, listed without secrets, revoked at once", () =>
       run(
         Effect.gen(function* () {
@@ -372,4 +542,8 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           assert.ok(Either.isLeft(dup) && dup.left._tag === "SlugTaken")
         })
       ))
+
+    clearinghouseContract((effect) => run(effect), test)
+    clearinghouseRaces((effect) => run(effect), test)
+    webhookOutboxContract(run, { test })
   })

@@ -8,7 +8,7 @@ import { type Answer, api, errorPaths, expectProblem, expectShape, uniqueId, unk
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-const fixturesDir = new URL("../../../shared/fixtures/valid/", import.meta.url)
+const fixturesDir = new URL("../fixtures/valid/", import.meta.url)
 const fixtureNames = readdirSync(fixturesDir).filter((n) => /^shr-.*\.json$/.test(n)).sort()
 
 type Payload = Record<string, any>

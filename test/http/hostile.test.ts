@@ -69,7 +69,7 @@ const check = (r: Reply, allowed: ReadonlyArray<number>): Reply => {
 
 // ---- mutations of valid create payloads -------------------------------------------------------
 
-const fixturesDir = new URL("../../../shared/fixtures/valid/", import.meta.url)
+const fixturesDir = new URL("../fixtures/valid/", import.meta.url)
 const fixtures = readdirSync(fixturesDir).filter((n) => /^shr-.*\.json$/.test(n)).sort()
 const bases: Array<object> = [validPayload("x"), insurancePayload("x"), ...fixtures.map((n) => JSON.parse(readFileSync(new URL(n, fixturesDir), "utf8")))]
 

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import type { Subprocess } from "bun"
+import { buildArgs } from "../../scripts/build-args.js"
 
 const root = resolve(import.meta.dir, "../..")
 let built: string | undefined
@@ -22,7 +23,7 @@ export const ensureBinary = (): string => {
   const final = join(dir, "encounterd-test")
   const partial = join(dir, `encounterd-test.${process.pid}.partial`)
   // The flags of `npm run build`: the suites test the binary that ships.
-  const result = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "bin/main.ts", "--outfile", partial], {
+  const result = Bun.spawnSync([process.execPath, ...buildArgs({ outfile: partial })], {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe"

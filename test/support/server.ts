@@ -1,5 +1,8 @@
-import { Effect, Layer, ManagedRuntime } from "effect"
-import { memoryLayer } from "../../lib/layers.js"
+import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
+import { MemoryStorage } from "../../lib/adapters/memory/storage.js"
+import { liveServices } from "../../lib/layers.js"
+import { ephemeralWebhookSettings, type WebhookSettingsOptions } from "../../lib/webhooks/settings.js"
+import { runDeliveryWorker, type WorkerOptions } from "../../lib/webhooks/worker.js"
 import { createApiKey, createWorkspace } from "../../lib/rules/workspaces.js"
 import { sqliteLayer } from "../../lib/sqlite-bun.js"
 import { type ServerConfig, withDefaults } from "../../server/config.js"
@@ -8,10 +11,10 @@ import { type RunningServer, startServer } from "../../server/server.js"
 
 export interface TestServer {
   readonly url: string
-  /** Keys of workspace `a` (scope encounters) and with claims:write, and of workspace `b`. */
-  readonly keys: { readonly a: string; readonly aWriter: string; readonly b: string }
+  /** Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write; of workspace `b`, and with webhooks:write. */
+  readonly keys: { readonly a: string; readonly aWriter: string; readonly aHooks: string; readonly b: string; readonly bHooks: string }
   readonly workspaces: { readonly a: string; readonly b: string }
-  readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof memoryLayer>, never>
+  readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof ephemeralWebhookSettings>> | Layer.Layer.Success<typeof MemoryStorage.layer> | Layer.Layer.Success<typeof liveServices>, never>
   readonly server: RunningServer
   readonly close: () => Promise<void>
 }
@@ -30,9 +33,18 @@ setLogSink((lines) => {
  * The whole API in process over real HTTP on a free port: storage in memory (default) or in a
  * SQLite file, two workspaces with keys.
  */
-export const startTestServer = async (options: { readonly db?: string; readonly config?: Partial<ServerConfig> } = {}): Promise<TestServer> => {
-  const layer = options.db === undefined ? memoryLayer : Layer.orDie(sqliteLayer(options.db))
-  const runtime = ManagedRuntime.make(layer)
+export const startTestServer = async (
+  options: {
+    readonly db?: string
+    readonly config?: Partial<ServerConfig>
+    /** Webhook settings (a fresh key per server; private targets refused unless `allowPrivate`). */
+    readonly webhooks?: Omit<WebhookSettingsOptions, "db" | "keyFile">
+    /** Runs the delivery worker beside the server. */
+    readonly worker?: WorkerOptions
+  } = {}
+): Promise<TestServer> => {
+  const storage = options.db === undefined ? Layer.merge(MemoryStorage.layer, liveServices) : Layer.orDie(sqliteLayer(options.db))
+  const runtime = ManagedRuntime.make(Layer.merge(storage, ephemeralWebhookSettings(options.webhooks)))
   const setup = await runtime.runPromise(
     Effect.gen(function* () {
       const a = yield* createWorkspace("clinic-a", "Clinic A")
@@ -40,19 +52,23 @@ export const startTestServer = async (options: { readonly db?: string; readonly 
       const keyA = yield* createApiKey("clinic-a")
       const keyAWriter = yield* createApiKey("clinic-a", ["claims:write"])
       const keyB = yield* createApiKey("clinic-b", ["claims:write"])
-      return { a, b, keyA, keyAWriter, keyB }
+      const keyAHooks = yield* createApiKey("clinic-a", ["webhooks:write"])
+      const keyBHooks = yield* createApiKey("clinic-b", ["webhooks:write"])
+      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks }
     })
   )
   const config = withDefaults({ port: 0, rateLimit: 0, ...options.config })
   const server = startServer(runtime, config)
+  const worker = options.worker === undefined ? undefined : runtime.runFork(runDeliveryWorker(options.worker))
   return {
     url: server.url,
-    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, b: setup.keyB.key },
+    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, aHooks: setup.keyAHooks.key, b: setup.keyB.key, bHooks: setup.keyBHooks.key },
     workspaces: { a: setup.a.id, b: setup.b.id },
     runtime,
     server,
     close: async () => {
       await server.stop()
+      if (worker !== undefined) await runtime.runPromise(Fiber.interrupt(worker))
       await runtime.dispose()
     }
   }

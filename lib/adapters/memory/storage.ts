@@ -1,11 +1,13 @@
 import { Effect, Layer, Option } from "effect"
-import type { ClaimRecord, EncounterRecord, EncounterWithClaim, StoredRawRequest } from "../../domain/encounter.js"
-import { SlugTaken } from "../../domain/errors.js"
-import { type EventRecord, recordedAt, type StoredEvent } from "../../domain/event.js"
-
+import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type RawRequestRecord } from "../../domain/encounter.js"
+import { byReceipt } from "../../domain/remittance.js"
+import { recordedAt, type StoredEvent } from "../../domain/event.js"
+import { StorageError } from "../../domain/errors.js"
+import { EncounterId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
-import type { ApiKeyRecord, Workspace } from "../../domain/workspace.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
+import { type RecordOf, type TableName, Tables } from "../../ports/tables.js"
+import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
 /** Tuple order on keys of strings and numbers. */
 const compareKeys = (a: Key, b: Key): number => {
@@ -18,145 +20,243 @@ const compareKeys = (a: Key, b: Key): number => {
   return a.length - b.length
 }
 
+type Row = Readonly<Record<string, unknown>>
+
+/** A table's unique indexes: the key's values joined, to the holder's id. */
+interface MemoryTable {
+  readonly rows: Map<string, Row>
+  readonly unique: ReadonlyArray<{ readonly name: string; readonly columns: ReadonlyArray<string>; readonly index: Map<string, string> }>
+}
+
+const keyOf = (row: Row, columns: ReadonlyArray<string>) => columns.map((c) => String(row[c])).join("\u0000")
+
+/** Newest first by (time, id), seeking from a keyset position; at most `limit + 1` rows in scan order. */
+const newestFirst = <A>(items: ReadonlyArray<A>, key: (a: A) => Key, q: { readonly position?: { dir: "next" | "prev"; key: Key } | undefined; readonly limit: number }) => {
+  const pos = q.position
+  const scanned =
+    pos === undefined || pos.dir === "next"
+      ? items.filter((r) => pos === undefined || compareKeys(key(r), pos.key) < 0).sort((a, b) => compareKeys(key(b), key(a)))
+      : items.filter((r) => compareKeys(key(r), pos.key) > 0).sort((a, b) => compareKeys(key(a), key(b)))
+  return scanned.slice(0, q.limit + 1)
+}
+
 /**
- * In-memory storage, for tests and embedders' tests. Every method runs synchronously inside one
- * `Effect.sync`, so each is atomic on a single-threaded runtime. Fresh state per layer build.
+ * In-memory storage, for tests and embedders' tests. It executes the same writes as the SQL
+ * adapters, on tables with the same unique keys (from `Tables`), so it decides the same
+ * preconditions; a refused or failing write is undone step by step. Every method runs
+ * synchronously, so each is atomic on a single-threaded runtime. Fresh state per layer build.
  */
 export const makeMemoryStorage = (): StorageShape => {
-  const workspaces = new Map<string, Workspace & { created_at: string }>()
-  const keys = new Map<string, ApiKeyRecord>()
-  const raw = new Map<string, StoredRawRequest>()
-  const encounters = new Map<string, EncounterRecord>()
-  const byExternal = new Map<string, string>()
-  const claims = new Map<string, ClaimRecord>()
-  const pcns = new Set<string>()
-  const events: Array<StoredEvent> = []
-  const eventsById = new Map<string, StoredEvent>()
-
-  const lastCreatedAt = new Map<string, string>()
-  /** Appends an event; `created_at` never falls behind the workspace's previous event (see recordedAt). */
-  const append = (event: EventRecord): string => {
-    const created_at = recordedAt(event.created_at, lastCreatedAt.get(event.workspace_id))
-    lastCreatedAt.set(event.workspace_id, created_at)
-    const stored = { ...event, created_at, seq: events.length + 1 }
-    events.push(stored)
-    eventsById.set(stored.id, stored)
-    return created_at
+  // Typed for the reads; the writes below see every table as rows of columns.
+  const data: { readonly [T in Exclude<TableName, "events">]: Map<string, RecordOf<T>> } = {
+    workspaces: new Map(),
+    api_keys: new Map(),
+    raw_requests: new Map(),
+    encounters: new Map(),
+    claims: new Map(),
+    clearinghouse_settings: new Map(),
+    x12_batches: new Map(),
+    x12_files: new Map(),
+    remittances: new Map(),
+    webhook_endpoints: new Map(),
+    webhook_deliveries: new Map()
   }
-  const withClaim = (e: EncounterRecord): EncounterWithClaim => ({ encounter: e, claim: claims.get(e.latest_claim_id)! })
+  const events: Array<StoredEvent> = []
+  const tables = new Map<string, MemoryTable>()
+  for (const name of ["workspaces", "api_keys", "raw_requests", "encounters", "claims", "clearinghouse_settings", "x12_batches", "x12_files", "remittances", "webhook_endpoints", "webhook_deliveries"] as const) {
+    const rows: Map<string, Row> = data[name]
+    const uniques: Readonly<Record<string, ReadonlyArray<string>>> = Tables[name].unique
+    tables.set(name, { rows, unique: Object.entries(uniques).map(([u, columns]) => ({ name: u, columns, index: new Map() })) })
+  }
+  const table = (name: TableName): MemoryTable => {
+    const t = tables.get(name)
+    if (t === undefined) throw new Error(`no table ${name}`)
+    return t
+  }
+  const all = <T extends keyof typeof data>(name: T) => [...data[name].values()]
+  const get = <T extends keyof typeof data>(name: T, id: string) => data[name].get(id)
+
+  const put = (t: MemoryTable, row: Row, undo: Array<() => void>) => {
+    const id = String(row.id)
+    const before = t.rows.get(id)
+    for (const u of t.unique) {
+      if (before !== undefined) u.index.delete(keyOf(before, u.columns))
+      u.index.set(keyOf(row, u.columns), id)
+    }
+    t.rows.set(id, row)
+    undo.push(() => {
+      for (const u of t.unique) {
+        u.index.delete(keyOf(row, u.columns))
+        if (before !== undefined) u.index.set(keyOf(before, u.columns), id)
+      }
+      if (before === undefined) t.rows.delete(id)
+      else t.rows.set(id, before)
+    })
+  }
+
+  const execute = <R>(write: Write<R>): WriteResult<R> => {
+    const undo: Array<() => void> = []
+    const rollback = <A>(result: A): A => {
+      for (const u of undo.reverse()) u()
+      return result
+    }
+    for (const step of write.steps) {
+      switch (step._tag) {
+        case "Insert": {
+          const t = table(step.table)
+          const row: Row = step.record
+          for (const u of t.unique) {
+            const holder = u.index.get(keyOf(row, u.columns))
+            if (holder === undefined) continue
+            if (step.ifTaken !== undefined && step.ifTaken.unique === u.name) return rollback(refused(step.ifTaken.refuse(holder)))
+            rollback(undefined)
+            throw new Error(`${step.table}: the unique key ${u.name} is taken`)
+          }
+          put(t, row, undo)
+          break
+        }
+        case "Update": {
+          const t = table(step.table)
+          const row = t.rows.get(step.id)
+          const matches = row !== undefined && Object.entries(step.where).every(([c, v]) => v === undefined || row[c] === v)
+          if (!matches) {
+            if (step.ifUnmatched !== undefined) return rollback(refused(step.ifUnmatched))
+            break
+          }
+          put(t, { ...row, ...step.set }, undo)
+          break
+        }
+        case "Remove": {
+          const t = table(step.table)
+          const row = t.rows.get(step.id)
+          if (row === undefined || !Object.entries(step.where).every(([c, v]) => v === undefined || row[c] === v)) break
+          for (const u of t.unique) u.index.delete(keyOf(row, u.columns))
+          t.rows.delete(step.id)
+          undo.push(() => {
+            for (const u of t.unique) u.index.set(keyOf(row, u.columns), step.id)
+            t.rows.set(step.id, row)
+          })
+          break
+        }
+        case "AppendEvent": {
+          const e = step.event
+          let previous: string | undefined
+          for (let i = events.length - 1; i >= 0 && previous === undefined; i--) {
+            if (events[i]!.workspace_id === e.workspace_id) previous = events[i]!.created_at
+          }
+          const stored: StoredEvent = { ...e, created_at: recordedAt(e.created_at, previous), seq: events.length + 1 }
+          events.push(stored)
+          undo.push(() => void events.pop())
+          if (step.touch !== undefined) {
+            const encounter = table("encounters").rows.get(step.touch)
+            if (encounter !== undefined) put(table("encounters"), { ...encounter, last_event_at: stored.created_at }, undo)
+          }
+          break
+        }
+      }
+    }
+    return Written
+  }
+
+  const inWorkspace = <A extends { readonly workspace_id: string }>(ws: string, a: A | undefined) =>
+    a === undefined || a.workspace_id !== ws ? Option.none() : Option.some(a)
+  const workspace = ({ id, slug, name }: RecordOf<"workspaces">) => ({ id, slug, name })
+  const remittancesOf = (claimId: string) =>
+    all("remittances")
+      .filter((r) => r.claim_id === claimId)
+      .sort(byReceipt)
+  // Like the SQL reads: remittances looked up only where the encounter's row says there are some.
+  const encounterRead = (row: EncounterRow): EncounterWithClaim => {
+    const read = fromEncounterRow(row)
+    return row.latest_claim_remittances_at === null ? read : { ...read, remittances: remittancesOf(read.claim.id) }
+  }
+  const claimRead = (ws: string, claim: RecordOf<"claims"> | undefined): Option.Option<EncounterWithClaim> =>
+    Option.flatMap(inWorkspace(ws, claim), (c) =>
+      Option.map(Option.fromNullable(get("encounters", c.encounter_id)), (e) => ({
+        encounter: fromEncounterRow(e).encounter,
+        claim: c,
+        remittances: remittancesOf(c.id)
+      }))
+    )
   const sync = Effect.sync
 
   return {
     ping: () => Effect.void,
-    insertWorkspace: (ws) =>
-      Effect.suspend(() => {
-        if ([...workspaces.values()].some((w) => w.slug === ws.slug)) return Effect.fail(new SlugTaken({ slug: ws.slug }))
-        workspaces.set(ws.id, { ...ws })
-        return Effect.void
-      }),
-    findWorkspaceBySlug: (slug) =>
-      sync(() => {
-        const w = [...workspaces.values()].find((x) => x.slug === slug)
-        return w === undefined ? Option.none() : Option.some({ id: w.id, slug: w.slug, name: w.name })
-      }),
+    write: (w) => Effect.try({ try: () => execute(w), catch: (cause) => new StorageError({ operation: w.operation, cause }) }),
+    findWorkspaceBySlug: (slug) => sync(() => Option.map(Option.fromNullable(all("workspaces").find((w) => w.slug === slug)), workspace)),
     listWorkspaces: () =>
       sync(() =>
-        [...workspaces.values()]
-          .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0))
-          .map((w) => ({ id: w.id, slug: w.slug, name: w.name }))
+        [...all("workspaces")].sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id])).map(workspace)
       ),
-
-    insertApiKey: (key) => sync(() => void keys.set(key.id, { ...key })),
     findApiKeyByHash: (hash) =>
       sync(() => {
-        const key = [...keys.values()].find((k) => k.hash === hash)
-        const ws = key === undefined ? undefined : workspaces.get(key.workspace_id)
-        return key === undefined || ws === undefined
-          ? Option.none()
-          : Option.some({ key, workspace: { id: ws.id, slug: ws.slug, name: ws.name } })
+        const key = all("api_keys").find((k) => k.hash === hash)
+        const ws = key === undefined ? undefined : get("workspaces", key.workspace_id)
+        return key === undefined || ws === undefined ? Option.none() : Option.some({ key, workspace: workspace(ws) })
       }),
-    listApiKeys: (ws) => sync(() => [...keys.values()].filter((k) => k.workspace_id === ws)),
-    revokeApiKey: (id, at) =>
-      sync(() => {
-        const key = keys.get(id)
-        if (key === undefined) return Option.none()
-        const updated = key.revoked_at === null ? { ...key, revoked_at: at } : key
-        keys.set(id, updated)
-        return Option.some(updated)
-      }),
-    touchApiKey: (id, at) =>
-      sync(() => {
-        const key = keys.get(id)
-        if (key !== undefined) keys.set(id, { ...key, last_used_at: at })
-      }),
-
-    insertRawRequest: (r) => sync(() => void raw.set(r.id, { ...r, body: new Uint8Array(r.body) })),
-    findRawRequest: (ws, id) =>
-      sync(() => {
-        const r = raw.get(id)
-        return r === undefined || r.workspace_id !== ws ? Option.none() : Option.some(r)
-      }),
-
+    listApiKeys: (ws) =>
+      sync(() => all("api_keys").filter((k) => k.workspace_id === ws).sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id]))),
+    findApiKey: (ws, id) => sync(() => inWorkspace(ws, get("api_keys", id))),
+    findRawRequest: (ws, id) => sync(() => inWorkspace(ws, get("raw_requests", id))),
+    listRawRequests: (ws, q) =>
+      sync(() =>
+        newestFirst(
+          all("raw_requests").filter(
+            (r) =>
+              r.workspace_id === ws &&
+              (q.outcome === undefined || r.outcome === q.outcome) &&
+              (q.external_id === undefined || r.external_id === q.external_id) &&
+              (q.received_after === undefined || r.received_at >= q.received_after) &&
+              (q.received_before === undefined || r.received_at <= q.received_before)
+          ),
+          (r: RawRequestRecord) => [r.received_at, r.id],
+          q
+        )
+      ),
     findEncounterIdByExternalId: (ws, ext) =>
-      sync(() => Option.fromNullable(byExternal.get(`${ws}\u0000${ext}`) as EncounterRecord["id"] | undefined)),
-    insertEncounter: ({ encounter, claim, event, raw: request }) =>
       sync(() => {
-        const ext = `${encounter.workspace_id}\u0000${encounter.external_id}`
-        const existing = byExternal.get(ext)
-        if (existing !== undefined) return { _tag: "Duplicate" as const, encounter_id: existing as EncounterRecord["id"] }
-        const pcn = `${claim.workspace_id}\u0000${claim.patient_control_number}`
-        if (pcns.has(pcn)) return { _tag: "PatientControlNumberTaken" as const }
-        byExternal.set(ext, encounter.id)
-        pcns.add(pcn)
-        claims.set(claim.id, claim)
-        encounters.set(encounter.id, { ...encounter, last_event_at: append(event) })
-        raw.set(request.id, {
-          ...request,
-          body: new Uint8Array(request.body),
-          result: { outcome: "accepted", encounter_id: encounter.id }
-        })
-        return { _tag: "Inserted" as const }
+        const holder = table("encounters").unique[0]?.index.get(keyOf({ workspace_id: ws, external_id: ext }, ["workspace_id", "external_id"]))
+        return holder === undefined ? Option.none() : Option.some(EncounterId.make(holder, true))
       }),
-    findEncounter: (ws, id) =>
-      sync(() => {
-        const e = encounters.get(id)
-        return e === undefined || e.workspace_id !== ws ? Option.none() : Option.some(withClaim(e))
-      }),
+    findEncounter: (ws, id) => sync(() => Option.map(inWorkspace(ws, get("encounters", id)), encounterRead)),
     listEncounters: (ws, q) =>
+      sync(() =>
+        newestFirst(
+          all("encounters").filter(
+            (e) =>
+              e.workspace_id === ws &&
+              (q.external_id === undefined || e.external_id === q.external_id) &&
+              (q.claim_status === undefined || e.latest_claim_status === q.claim_status)
+          ),
+          (e: EncounterRow) => [e.created_at, e.id],
+          q
+        ).map(encounterRead)
+      ),
+    findClaim: (ws, id) => sync(() => claimRead(ws, get("claims", id))),
+    findClaimByPcn: (ws, pcn) =>
       sync(() => {
-        const rows = [...encounters.values()]
-          .filter((e) => e.workspace_id === ws)
-          .filter((e) => q.external_id === undefined || e.external_id === q.external_id)
-          .map(withClaim)
-          .filter((r) => q.claim_status === undefined || r.claim.status === q.claim_status)
-        const keyOf = (r: EncounterWithClaim): Key => [r.encounter.created_at, r.encounter.id]
-        const pos = q.position
-        // List order is newest first: "next" reads descending keys below the position.
-        const scanned =
-          pos === undefined || pos.dir === "next"
-            ? rows
-                .filter((r) => pos === undefined || compareKeys(keyOf(r), pos.key) < 0)
-                .sort((a, b) => compareKeys(keyOf(b), keyOf(a)))
-            : rows.filter((r) => compareKeys(keyOf(r), pos.key) > 0).sort((a, b) => compareKeys(keyOf(a), keyOf(b)))
-        return scanned.slice(0, q.limit + 1)
+        const holder = table("claims").unique[0]?.index.get(keyOf({ workspace_id: ws, patient_control_number: pcn }, ["workspace_id", "patient_control_number"]))
+        return claimRead(ws, holder === undefined ? undefined : get("claims", holder))
       }),
-
-    findClaim: (ws, id) =>
-      sync(() => {
-        const c = claims.get(id)
-        const e = c === undefined ? undefined : encounters.get(c.encounter_id)
-        return c === undefined || e === undefined || c.workspace_id !== ws ? Option.none() : Option.some({ encounter: e, claim: c })
-      }),
-    changeClaimStatus: (ws, change) =>
-      sync(() => {
-        const c = claims.get(change.claim_id)
-        const e = encounters.get(change.encounter_id)
-        if (c === undefined || e === undefined || c.workspace_id !== ws || c.status !== change.expected) return false
-        claims.set(c.id, { ...c, status: change.next, status_changed_at: change.at })
-        encounters.set(e.id, { ...e, last_event_at: append(change.event) })
-        return true
-      }),
-
+    findClearinghouseSettings: (ws) => sync(() => inWorkspace(ws, all("clearinghouse_settings").find((s) => s.workspace_id === ws))),
+    findX12Batch: (ws, id) => sync(() => inWorkspace(ws, get("x12_batches", id))),
+    findX12BatchByGroup: (ws, group) =>
+      sync(() => Option.fromNullable(all("x12_batches").find((b) => b.workspace_id === ws && b.group_control_number === group))),
+    listX12Batches: (ws, q) =>
+      sync(() => newestFirst(all("x12_batches").filter((b) => b.workspace_id === ws), (b: RecordOf<"x12_batches">) => [b.created_at, b.id], q)),
+    findX12File: (ws, id) => sync(() => inWorkspace(ws, get("x12_files", id))),
+    findX12FileByInterchange: (ws, key) =>
+      sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key))),
+    findX12FileBySha: (ws, sha) =>
+      sync(() =>
+        Option.fromNullable(
+          all("x12_files")
+            .filter((f) => f.workspace_id === ws && f.sha256 === sha && f.kind !== "invalid")
+            .sort((a, b) => compareKeys([a.received_at, a.id], [b.received_at, b.id]))[0]
+        )
+      ),
+    listX12Files: (ws, q) =>
+      sync(() => newestFirst(all("x12_files").filter((f) => f.workspace_id === ws), (f: RecordOf<"x12_files">) => [f.received_at, f.id], q)),
     listEvents: (ws, q) =>
       sync(() => {
         const pos = q.position
@@ -176,11 +276,43 @@ export const makeMemoryStorage = (): StorageShape => {
           .reverse()
           .slice(0, q.limit + 1)
       }),
-    findEvent: (ws, id) =>
-      sync(() => {
-        const e = eventsById.get(id)
-        return e === undefined || e.workspace_id !== ws ? Option.none() : Option.some(e)
-      })
+    findEvent: (ws, id) => sync(() => inWorkspace(ws, events.find((e) => e.id === id))),
+    listWebhookEndpoints: (ws, q) =>
+      sync(() =>
+        newestFirst(
+          all("webhook_endpoints").filter((e) => e.workspace_id === ws),
+          (e: RecordOf<"webhook_endpoints">) => [e.created_at, e.id],
+          q
+        )
+      ),
+    findWebhookEndpoint: (ws, id) => sync(() => inWorkspace(ws, get("webhook_endpoints", id))),
+    enabledWebhookEndpoints: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws && e.status === "enabled")),
+    listWebhookDeliveries: (ws, endpointId, q) =>
+      sync(() =>
+        newestFirst(
+          all("webhook_deliveries").filter(
+            (d) => d.workspace_id === ws && d.endpoint_id === endpointId && (q.status === undefined || d.status === q.status)
+          ),
+          (d: RecordOf<"webhook_deliveries">) => [d.created_at, d.id],
+          q
+        )
+      ),
+    findWebhookDelivery: (ws, id) => sync(() => inWorkspace(ws, get("webhook_deliveries", id))),
+    pendingWebhookDeliveries: () => sync(() => all("webhook_deliveries").filter((d) => d.status === "pending").length),
+    dueWebhookDeliveries: (now, limit, skip = []) =>
+      sync(() =>
+        all("webhook_deliveries")
+          .filter(
+            (d) =>
+              d.status === "pending" &&
+              !skip.includes(d.endpoint_id) &&
+              d.next_attempt_at !== null &&
+              d.next_attempt_at <= now &&
+              (d.lease_expires_at === null || d.lease_expires_at <= now)
+          )
+          .sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : 1))
+          .slice(0, limit)
+      )
   }
 }
 
@@ -188,4 +320,3 @@ export const MemoryStorage = {
   /** A fresh, empty in-memory store per build. */
   layer: Layer.sync(Storage, makeMemoryStorage)
 }
-

@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
+import { BackupFailed, StorageError } from "../../domain/errors.js"
+import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { migrate } from "./migrations/index.js"
+import { appliedMigrations, toAppliedMigration } from "./statements.js"
 import { SqlStorage } from "./storage.js"
 
 /** An arbitrary, fixed advisory lock key for schema migrations. */
@@ -23,11 +26,47 @@ export interface PostgresOptions {
   readonly maxConnections?: number
 }
 
+/** A PostgreSQL URL fit for logs: without its credentials. */
+export const describePostgresUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    return `postgres://${u.host}${u.pathname}`
+  } catch {
+    return "postgres://(unparsable URL)"
+  }
+}
+
+/** On PostgreSQL, backups are the engine's own (pg_dump, base backups); migrations are read from the record table. */
+const postgresAdmin = (url: string) =>
+  Layer.effect(
+    DatabaseAdmin,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return {
+        description: describePostgresUrl(url),
+        backup: (out: string) =>
+          Effect.fail(new BackupFailed({ out, reason: "on PostgreSQL, back up with the engine's own tools (pg_dump, base backups)" })),
+        migrations: () =>
+          sql.unsafe<Readonly<Record<string, unknown>>>(appliedMigrations.sql).pipe(
+            Effect.map((rows) => rows.map(toAppliedMigration)),
+            Effect.mapError((cause) => new StorageError({ operation: "migrations", cause }))
+          )
+      }
+    })
+  )
+
 /** Storage on PostgreSQL, migrated when built; the pool's SqlClient stays available. */
 export const postgresStorageOn = (url: string, options: PostgresOptions = {}) =>
-  SqlStorage.layer.pipe(
+  Layer.merge(SqlStorage.layer, postgresAdmin(url)).pipe(
     Layer.provideMerge(
-      PgClient.layer({ url: Redacted.make(url), maxConnections: options.maxConnections ?? 10, applicationName: "encounterd" })
+      PgClient.layer({
+        url: Redacted.make(url),
+        maxConnections: options.maxConnections ?? 10,
+        applicationName: "encounterd",
+        // While the server is down or restarting, a request fails fast (503) instead of waiting for
+        // a connection indefinitely; the pool reconnects by itself once the server answers again.
+        connectTimeout: "3 seconds"
+      })
     ),
     Layer.provide(Layer.effectDiscard(migratePostgres(url)))
   )

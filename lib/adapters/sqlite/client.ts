@@ -4,7 +4,8 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import { Effect, Scope } from "effect"
-import { type ReadBatching, type SqliteDriver, type SqliteRow, toSqliteValue } from "./driver.js"
+import { toSqlValue } from "../sql/dialect.js"
+import type { ReadBatching, SqliteDriver, SqliteRow } from "./driver.js"
 
 /**
  * An `@effect/sql` SqlClient on the adapter's own connection: migrations, backups and embedders'
@@ -18,7 +19,7 @@ export const makeSqliteSqlClient = (driver: SqliteDriver, reads: ReadBatching): 
         try: (): Array<SqliteRow> => {
           reads.end()
           const stmt = driver.prepare(sql)
-          const values = params.map(toSqliteValue)
+          const values = params.map(toSqlValue)
           if (stmt.reader) return [...stmt.all(...values)]
           stmt.run(...values)
           return []

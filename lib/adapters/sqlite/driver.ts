@@ -2,8 +2,10 @@
  * The few calls the SQLite adapter makes of a SQLite library: bun:sqlite (`bun-driver.ts`) and
  * better-sqlite3 (`node-driver.ts`) both have them, synchronous and with prepared statements.
  */
-export type SqliteValue = string | number | bigint | null | Uint8Array
-export type SqliteRow = Readonly<Record<string, unknown>>
+import type { Row, SqlValue } from "../sql/dialect.js"
+
+export type SqliteValue = SqlValue
+export type SqliteRow = Row
 
 export interface SqliteStatement {
   /** Runs a statement that answers no rows; answers how many rows it changed. */
@@ -21,15 +23,6 @@ export interface SqliteDriver {
   readonly exec: (sql: string) => void
   readonly inTransaction: () => boolean
   readonly close: () => void
-}
-
-/** Binds what the SQL layers hand over: booleans as 0/1, undefined as NULL, Buffers as bytes. */
-export const toSqliteValue = (u: unknown): SqliteValue => {
-  if (u === undefined || u === null) return null
-  if (typeof u === "boolean") return u ? 1 : 0
-  if (typeof u === "string" || typeof u === "number" || typeof u === "bigint" || u instanceof Uint8Array) return u
-  if (u instanceof Date) return u.toISOString()
-  return JSON.stringify(u)
 }
 
 /**

@@ -1,13 +1,17 @@
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from "node:fs"
-import { dirname, resolve as resolvePath } from "node:path"
+import { closeSync, fsync, fsyncSync, openSync } from "node:fs"
+import { resolve as resolvePath } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { StorageError } from "../../domain/errors.js"
+import { DatabaseUnusable, reasonOf, StorageError } from "../../domain/errors.js"
+import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { Storage } from "../../ports/storage.js"
 import { latestMigrationId, migrate } from "../sql/migrations/index.js"
+import type { WalSync } from "./acknowledger.js"
+import { sqliteAdmin } from "./admin.js"
 import { makeSqliteSqlClient } from "./client.js"
 import { makeReadBatching, type SqliteDriver } from "./driver.js"
-import { makeSqliteStorage, type WalSync } from "./storage.js"
+import { makeDatabasePrivate, preparePrivateDatabase } from "./files.js"
+import { makeSqliteStorage } from "./storage.js"
 
 /**
  * SQLite durability. `FULL` (the default): a write that was answered has been fsynced, so it
@@ -24,16 +28,23 @@ export interface SqliteOptions {
   readonly maxBatch?: number
 }
 
-/** Creates the folder of a database file (not for `:memory:`). */
+/** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
 export const ensureFolder = (filename: string): string => {
-  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+  preparePrivateDatabase(filename)
   return filename
 }
 
-/** The newest migration recorded in the database (0 for a new one). */
+/**
+ * The newest migration recorded in the database (0 for a new, empty one). A database that holds
+ * tables but no migration record belongs to another application: it is refused, not migrated.
+ */
 const appliedMigration = (driver: SqliteDriver): number => {
   const table = driver.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'").get()
-  if (table === undefined) return 0
+  if (table === undefined) {
+    const other = driver.prepare("SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 1").get()
+    if (other !== undefined) throw new Error(`it holds tables of another application (${String(other.name)}) and no encounterd schema`)
+    return 0
+  }
   return Number(driver.prepare("SELECT MAX(migration_id) AS id FROM effect_sql_migrations").get()?.id ?? 0)
 }
 
@@ -45,26 +56,31 @@ const appliedMigration = (driver: SqliteDriver): number => {
 export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (filename: string, options: SqliteOptions = {}) =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const { driver, walSync } = yield* Effect.acquireRelease(
+      const { driver, walSync, applied } = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
             const d = open(ensureFolder(filename))
             try {
+              // Read before anything is written: a file that is not ours is left as it is.
+              const applied = appliedMigration(d)
               d.exec("PRAGMA journal_mode = WAL")
+              makeDatabasePrivate(filename)
               const wal = String(d.prepare("PRAGMA journal_mode").get()?.journal_mode).toLowerCase() === "wal"
               // FULL on a WAL file: SQLite commits without syncing (NORMAL) and the adapter syncs the
               // WAL off the event loop before it answers (see walSyncFor). Elsewhere SQLite syncs.
               const sync = wal && (options.synchronous ?? "FULL") === "FULL" ? walSyncFor(`${resolvePath(filename)}-wal`) : undefined
               d.exec(`PRAGMA synchronous = ${sync !== undefined ? "NORMAL" : (options.synchronous ?? "FULL")}`)
-              d.exec("PRAGMA busy_timeout = 5000")
+              // Short: the write queue waits for a lock held elsewhere without blocking the event loop
+              // (up to 5 s, see write-queue.ts); reads on a WAL file rarely wait at all.
+              d.exec("PRAGMA busy_timeout = 50")
               d.exec("PRAGMA foreign_keys = ON")
-              return { driver: d, walSync: sync }
+              return { driver: d, walSync: sync, applied }
             } catch (e) {
               d.close()
               throw e
             }
           },
-          catch: (cause) => new StorageError({ operation: "open", cause })
+          catch: (cause) => new DatabaseUnusable({ database: filename, reason: reasonOf(cause) })
         }),
         ({ driver: d, walSync: sync }) =>
           Effect.sync(() => {
@@ -75,12 +91,19 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       const reads = makeReadBatching(driver)
       const sql = yield* makeSqliteSqlClient(driver, reads)
       // A database already current (every start but the first) skips the migrator.
-      if (appliedMigration(driver) < latestMigrationId) yield* Effect.provideService(migrate, SqlClient.SqlClient, sql)
+      if (applied < latestMigrationId) {
+        yield* Effect.provideService(migrate, SqlClient.SqlClient, sql).pipe(
+          Effect.mapError((cause) => new StorageError({ operation: "migrate", cause }))
+        )
+      }
       const storage = yield* makeSqliteStorage(driver, reads, {
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
         ...(walSync === undefined ? {} : { walSync })
       })
-      return Context.make(Storage, storage).pipe(Context.add(SqlClient.SqlClient, sql))
+      return Context.make(Storage, storage).pipe(
+        Context.add(SqlClient.SqlClient, sql),
+        Context.add(DatabaseAdmin, sqliteAdmin(driver, reads, filename, open))
+      )
     })
   )
 

@@ -1,6 +1,9 @@
 import { Migrator } from "@effect/sql"
 import init from "./0001-init.js"
 import encounterClaimColumns from "./0002-encounter-claim-columns.js"
+import intakeLog from "./0003-intake-log.js"
+import webhooks from "./0004-webhooks.js"
+import clearinghouse from "./0005-clearinghouse.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -8,11 +11,14 @@ import encounterClaimColumns from "./0002-encounter-claim-columns.js"
  */
 export const migrations = Migrator.fromRecord({
   "1_init": init,
-  "2_encounter_claim_columns": encounterClaimColumns
+  "2_encounter_claim_columns": encounterClaimColumns,
+  "3_intake_log": intakeLog,
+  "4_webhooks": webhooks,
+  "5_clearinghouse": clearinghouse
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 2
+export const latestMigrationId = 5
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })

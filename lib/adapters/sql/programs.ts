@@ -1,0 +1,204 @@
+import { Either, Option } from "effect"
+import { type EncounterWithClaim, fromEncounterRow } from "../../domain/encounter.js"
+import { recordedAt } from "../../domain/event.js"
+import { EncounterId } from "../../domain/ids.js"
+import type { KeyWithWorkspace } from "../../domain/workspace.js"
+import { WebhookSubscription } from "../../domain/webhook.js"
+import type { PageScan } from "../../ports/storage.js"
+import { type TableName, Tables } from "../../ports/tables.js"
+import { RowDecodeError } from "./codec.js"
+import { compileDecoder } from "./decode.js"
+import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
+import { changes, command, counted, type Dialect, type Program, type Query, query, type Row, rows, type SqlValue } from "./dialect.js"
+import * as S from "./statements.js"
+
+const { codecs } = S
+
+function* one<A>(q: Query, decode: (r: Row) => A): Program<Option.Option<A>> {
+  const found = yield* rows(q)
+  const first = found[0]
+  return first === undefined ? Option.none() : Option.some(decode(first))
+}
+
+function* many<A>(q: Query, decode: (r: Row) => A): Program<ReadonlyArray<A>> {
+  const found = yield* rows(q)
+  return found.map(decode)
+}
+
+/**
+ * Encounters (or claims) with their claims' remittances: one more query, only for the claims whose
+ * row says they have some.
+ */
+function* withRemittances(ws: string, found: ReadonlyArray<{ readonly read: EncounterWithClaim; readonly has: boolean }>): Program<ReadonlyArray<EncounterWithClaim>> {
+  const ids = found.filter((f) => f.has).map((f) => f.read.claim.id)
+  if (ids.length === 0) return found.map((f) => f.read)
+  const remittances = (yield* rows(S.remittancesOf(ws, ids))).map((r) => codecs.remittances.decode(r))
+  return found.map((f) => (f.has ? { ...f.read, remittances: remittances.filter((m) => m.claim_id === f.read.claim.id) } : f.read))
+}
+
+const encounterRead = (r: Row) => {
+  const row = codecs.encounters.decode(r, "")
+  return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null }
+}
+
+function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithClaim>> {
+  return yield* withRemittances(ws, (yield* rows(q)).map(encounterRead))
+}
+
+/** A claim's row joined with its encounter's; a claim always has its remittances looked up. */
+function* claimRead(ws: string, q: Query): Program<Option.Option<EncounterWithClaim>> {
+  const first = (yield* rows(q))[0]
+  if (first === undefined) return Option.none()
+  const read: EncounterWithClaim = {
+    encounter: fromEncounterRow(codecs.encounters.decode(first, "")).encounter,
+    claim: codecs.claims.decode(first, "c_")
+  }
+  const [withR] = yield* withRemittances(ws, [{ read, has: true }])
+  return Option.fromNullable(withR)
+}
+
+function* firstOf<A>(q: Program<ReadonlyArray<A>>): Program<Option.Option<A>> {
+  return Option.fromNullable((yield* q)[0])
+}
+const workspace = (r: Row, prefix?: string) => {
+  const { created_at: _created, ...ws } = codecs.workspaces.decode(r, prefix)
+  return ws
+}
+
+const decodeSubscription = compileDecoder(WebhookSubscription)
+const subscription = (r: Row): WebhookSubscription => {
+  const decoded = decodeSubscription({ ...r, event_types: typeof r.event_types === "string" ? JSON.parse(r.event_types) : r.event_types })
+  if (Either.isLeft(decoded)) throw new RowDecodeError("webhook_endpoints", decoded.left)
+  return decoded.right
+}
+
+/** The reads of the SQL adapters, one program each. */
+export const reads = {
+  ping: () => many(S.ping, () => undefined),
+  workspaceBySlug: (slug: string) => one(S.workspaceBySlug(slug), (r) => workspace(r)),
+  workspaces: () => many(S.workspaces, (r) => workspace(r)),
+  apiKeyByHash: (hash: string) =>
+    one(S.apiKeyByHash(hash), (r): KeyWithWorkspace => ({ key: codecs.api_keys.decode(r, ""), workspace: workspace(r, "w_") })),
+  apiKeys: (ws: string) => many(S.apiKeys(ws), (r) => codecs.api_keys.decode(r)),
+  apiKey: (ws: string, id: string) => one(S.apiKey(ws, id), (r) => codecs.api_keys.decode(r)),
+  rawRequest: (ws: string, id: string) => one(S.rawRequest(ws, id), (r) => codecs.raw_requests.decode(r)),
+  rawRequestPage: (ws: string, q: Parameters<typeof S.rawRequestPage>[1]) =>
+    many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
+  encounterIdByExternalId: (ws: string, ext: string) =>
+    one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
+  encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
+  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
+  claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
+  claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
+  clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
+  batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
+  batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
+  batchPage: (ws: string, q: PageScan) => many(S.batchPage(ws, q), (r) => codecs.x12_batches.decode(r)),
+  x12File: (ws: string, id: string) => one(S.x12File(ws, id), (r) => codecs.x12_files.decode(r)),
+  x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
+  x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
+  x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
+  event: (ws: string, id: string) => one(S.event(ws, id), (r) => codecs.events.decode(r)),
+  eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => codecs.events.decode(r)),
+  webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
+  enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
+  webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>
+    many(S.webhookEndpointPage(ws, q), (r) => codecs.webhook_endpoints.decode(r)),
+  webhookDelivery: (ws: string, id: string) => one(S.webhookDelivery(ws, id), (r) => codecs.webhook_deliveries.decode(r)),
+  webhookDeliveryPage: (ws: string, endpointId: string, q: Parameters<typeof S.webhookDeliveryPage>[2]) =>
+    many(S.webhookDeliveryPage(ws, endpointId, q), (r) => codecs.webhook_deliveries.decode(r)),
+  // PostgreSQL answers COUNT(*) as a BIGINT in text.
+  pendingWebhookDeliveries: () => many(S.pendingWebhookDeliveries, (r) => Number(r.n)),
+  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>) =>
+    many(S.dueWebhookDeliveries(now, limit, skip), (r) => codecs.webhook_deliveries.decode(r))
+}
+
+const uniqueColumns = (table: TableName, unique: string): ReadonlyArray<string> => {
+  const uniques: Readonly<Record<string, ReadonlyArray<string> | undefined>> = Tables[table].unique
+  const columns = uniques[unique]
+  if (columns === undefined) throw new Error(`${table} has no unique key ${unique}`)
+  return columns
+}
+
+/**
+ * Executes a write's steps in order inside the caller's transaction. A refused precondition
+ * answers `Refused` at once: the caller rolls the whole transaction back.
+ */
+export function* executeWrite<R>(dialect: Dialect, write: Write<R>): Program<WriteResult<R>> {
+  if (dialect.feedLock !== undefined) {
+    const locked = new Set<string>()
+    for (const step of write.steps) {
+      if (step._tag !== "AppendEvent" || locked.has(step.event.workspace_id)) continue
+      locked.add(step.event.workspace_id)
+      yield* rows(dialect.feedLock(step.event.workspace_id))
+    }
+  }
+  // Encounters this write inserted, with the last_event_at they were inserted with.
+  const inserted = new Map<string, string>()
+  for (const step of write.steps) {
+    switch (step._tag) {
+      case "Insert": {
+        const codec = codecs[step.table]
+        const record: Readonly<Record<string, unknown>> = step.record
+        const params = codec.encode(record)
+        if (step.ifTaken === undefined) {
+          yield* rows(command(S.insertText(step.table), params))
+        } else {
+          const created = yield* changes(counted(S.insertText(step.table, step.ifTaken.unique), params))
+          if (created === 0) {
+            const columns = uniqueColumns(step.table, step.ifTaken.unique)
+            const holder = yield* rows(query(S.holderText(step.table, columns), columns.map((c) => codec.encodeColumn(c, record[c]))))
+            const id = holder[0]?.id
+            if (typeof id !== "string") throw new Error(`${step.table}: ${step.ifTaken.unique} is taken, but no row holds it`)
+            return refused(step.ifTaken.refuse(id))
+          }
+        }
+        if (step.table === "encounters") inserted.set(step.record.id, step.record.last_event_at)
+        break
+      }
+      case "Update": {
+        const codec = codecs[step.table]
+        const set: Array<string> = []
+        const params = []
+        for (const [column, value] of Object.entries(step.set)) {
+          if (value === undefined) continue
+          set.push(column)
+          params.push(codec.encodeColumn(column, value))
+        }
+        params.push(step.id)
+        const where: Array<readonly [string, boolean]> = []
+        for (const [column, value] of Object.entries(step.where)) {
+          if (value === undefined) continue
+          where.push([column, value === null])
+          if (value !== null) params.push(codec.encodeColumn(column, value))
+        }
+        const changed = yield* changes(counted(S.updateText(step.table, set, where), params))
+        if (changed === 0 && step.ifUnmatched !== undefined) return refused(step.ifUnmatched)
+        break
+      }
+      case "Remove": {
+        const codec = codecs[step.table]
+        const params: Array<SqlValue> = [step.id]
+        const where: Array<readonly [string, boolean]> = []
+        for (const [column, value] of Object.entries(step.where)) {
+          if (value === undefined) continue
+          where.push([column, value === null])
+          if (value !== null) params.push(codec.encodeColumn(column, value))
+        }
+        yield* rows(command(S.deleteText(step.table, where), params))
+        break
+      }
+      case "AppendEvent": {
+        const event = step.event
+        const last = (yield* rows(S.lastEventAt(event.workspace_id)))[0]?.created_at
+        const recorded = recordedAt(event.created_at, typeof last === "string" ? last : undefined)
+        yield* rows(command(S.insertText("events"), codecs.events.encode({ ...event, created_at: recorded })))
+        if (step.touch !== undefined && inserted.get(step.touch) !== recorded) {
+          yield* rows(S.touchEncounter(recorded, step.touch, event.workspace_id))
+        }
+        break
+      }
+    }
+  }
+  return Written
+}

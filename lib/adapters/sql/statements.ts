@@ -1,0 +1,256 @@
+import type { Position } from "../../domain/page.js"
+import type { EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
+import { type TableName, Tables } from "../../ports/tables.js"
+import { type Codec, codecOf } from "./codec.js"
+import { command, type Query, query, type SqlValue } from "./dialect.js"
+
+/**
+ * Every SQL statement of the adapters, written once for SQLite and PostgreSQL alike (`?`
+ * placeholders; the dialect numbers them for PostgreSQL). Writes are derived from the table
+ * definitions; reads are the fixed shapes below, each keyed for its index.
+ */
+export const codecs = {
+  workspaces: codecOf(Tables.workspaces),
+  api_keys: codecOf(Tables.api_keys),
+  raw_requests: codecOf(Tables.raw_requests),
+  encounters: codecOf(Tables.encounters),
+  claims: codecOf(Tables.claims),
+  events: codecOf(Tables.events),
+  clearinghouse_settings: codecOf(Tables.clearinghouse_settings),
+  x12_batches: codecOf(Tables.x12_batches),
+  x12_files: codecOf(Tables.x12_files),
+  remittances: codecOf(Tables.remittances),
+  webhook_endpoints: codecOf(Tables.webhook_endpoints),
+  webhook_deliveries: codecOf(Tables.webhook_deliveries)
+} satisfies { readonly [T in TableName]: Codec<unknown> }
+
+const list = (columns: ReadonlyArray<string>, alias = "") => columns.map((c) => `${alias}${c}`).join(", ")
+const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ")
+
+// ---- writes ---------------------------------------------------------------------------------
+
+const insertTexts = new Map<string, string>()
+/** An insert of every column; with a unique key, a taken key inserts nothing (run it counted). */
+export const insertText = (table: TableName, unique?: string): string => {
+  const key = `${table}:${unique ?? ""}`
+  let text = insertTexts.get(key)
+  if (text === undefined) {
+    const c = codecs[table]
+    const uniques: Readonly<Record<string, ReadonlyArray<string> | undefined>> = Tables[table].unique
+    const uniqueColumns = unique === undefined ? undefined : uniques[unique]
+    text =
+      `INSERT INTO ${c.table} (${list(c.insertColumns)}) VALUES (${marks(c.insertColumns.length)})` +
+      (uniqueColumns === undefined ? "" : ` ON CONFLICT (${list(uniqueColumns)}) DO NOTHING`)
+    insertTexts.set(key, text)
+  }
+  return text
+}
+
+/** The id of the row holding a unique key. */
+export const holderText = (table: TableName, columns: ReadonlyArray<string>): string =>
+  `SELECT id FROM ${Tables[table].name} WHERE ${columns.map((c) => `${c} = ?`).join(" AND ")}`
+
+const updateTexts = new Map<string, string>()
+/** An update by id with further conditions (`IS NULL` for a null value); run it counted. */
+export const updateText = (table: TableName, set: ReadonlyArray<string>, where: ReadonlyArray<readonly [string, boolean]>): string => {
+  const key = `${table}|${set.join(",")}|${where.map(([c, isNull]) => (isNull ? `${c}!` : c)).join(",")}`
+  let text = updateTexts.get(key)
+  if (text === undefined) {
+    const conditions = ["id = ?", ...where.map(([c, isNull]) => (isNull ? `${c} IS NULL` : `${c} = ?`))]
+    text = `UPDATE ${Tables[table].name} SET ${set.map((c) => `${c} = ?`).join(", ")} WHERE ${conditions.join(" AND ")}`
+    updateTexts.set(key, text)
+  }
+  return text
+}
+
+const deleteTexts = new Map<string, string>()
+/** A delete by id with further conditions (`IS NULL` for a null value). */
+export const deleteText = (table: TableName, where: ReadonlyArray<readonly [string, boolean]>): string => {
+  const key = `${table}|${where.map(([c, isNull]) => (isNull ? `${c}!` : c)).join(",")}`
+  let text = deleteTexts.get(key)
+  if (text === undefined) {
+    const conditions = ["id = ?", ...where.map(([c, isNull]) => (isNull ? `${c} IS NULL` : `${c} = ?`))]
+    text = `DELETE FROM ${Tables[table].name} WHERE ${conditions.join(" AND ")}`
+    deleteTexts.set(key, text)
+  }
+  return text
+}
+
+/** The time the workspace's latest event was recorded (the feed's order, see `recordedAt`). */
+export const lastEventAt = (ws: string): Query => query("SELECT created_at FROM events WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1", [ws])
+
+/** An encounter's last event time, when the event's recorded time moved it. */
+export const touchEncounter = (recorded: string, id: string, ws: string): Query =>
+  command("UPDATE encounters SET last_event_at = ? WHERE id = ? AND workspace_id = ?", [recorded, id, ws])
+
+// ---- reads ----------------------------------------------------------------------------------
+
+export const ping: Query = query("SELECT 1 AS one", [])
+
+/** The schema migrations applied, oldest first (the migrator's own record table). */
+export const appliedMigrations: Query = query("SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id", [])
+export const toAppliedMigration = (r: Readonly<Record<string, unknown>>) => ({ id: Number(r.migration_id), name: String(r.name) })
+
+const WORKSPACE = `SELECT ${list(codecs.workspaces.columns)} FROM workspaces`
+export const workspaceBySlug = (slug: string): Query => query(`${WORKSPACE} WHERE slug = ?`, [slug])
+export const workspaces: Query = query(`${WORKSPACE} ORDER BY created_at, id`, [])
+
+const API_KEY = `SELECT ${list(codecs.api_keys.columns)} FROM api_keys`
+/** A key with its workspace's columns (prefixed `w_`): every request needs both. */
+export const apiKeyByHash = (hash: string): Query =>
+  query(
+    `SELECT ${list(codecs.api_keys.columns, "k.")}, ${codecs.workspaces.columns.map((c) => `w.${c} AS w_${c}`).join(", ")}
+      FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = ?`,
+    [hash]
+  )
+export const apiKeys = (ws: string): Query => query(`${API_KEY} WHERE workspace_id = ? ORDER BY created_at, id`, [ws])
+export const apiKey = (ws: string, id: string): Query => query(`${API_KEY} WHERE id = ? AND workspace_id = ?`, [id, ws])
+
+/** One page scan: filters, then the keyset bound, order and `limit + 1`. */
+const scan = (select: string, where: Array<string>, params: Array<SqlValue>, order: string, limit: number): Query =>
+  query(`${select} WHERE ${where.join(" AND ")} ${order} LIMIT ?`, [...params, limit + 1])
+
+/**
+ * The keyset bound of a newest-first list on (time, id). The bound on the time column alone lets
+ * the database seek in the (workspace, time, id) index to the position; the second condition
+ * breaks ties within one millisecond.
+ */
+const newestFirstBound = (time: string, id: string, dir: "next" | "prev") =>
+  dir === "next" ? `${time} <= ? AND (${time} < ? OR ${id} < ?)` : `${time} >= ? AND (${time} > ? OR ${id} > ?)`
+const newestFirstOrder = (time: string, id: string, dir: "next" | "prev" | undefined) =>
+  // A "prev" scan reads upward and the rule reverses it.
+  dir === "prev" ? `ORDER BY ${time} ASC, ${id} ASC` : `ORDER BY ${time} DESC, ${id} DESC`
+
+/**
+ * A newest-first page of `select`: the workspace, the filters that have a value, the keyset bound
+ * of the position, the order, and `limit + 1`.
+ */
+const newestFirstPage = (
+  select: string,
+  keys: { readonly time: string; readonly id: string; readonly workspace: string },
+  ws: string,
+  q: { readonly position?: Position | undefined; readonly limit: number },
+  filters: ReadonlyArray<readonly [string, SqlValue | undefined]>
+): Query => {
+  const where = [`${keys.workspace} = ?`]
+  const params: Array<SqlValue> = [ws]
+  for (const [condition, value] of filters) {
+    if (value === undefined) continue
+    where.push(condition)
+    params.push(value)
+  }
+  const pos = q.position
+  if (pos !== undefined) {
+    where.push(newestFirstBound(keys.time, keys.id, pos.dir))
+    const at = String(pos.key[0] ?? "")
+    params.push(at, at, String(pos.key[1] ?? ""))
+  }
+  return scan(select, where, params, newestFirstOrder(keys.time, keys.id, pos?.dir), q.limit)
+}
+
+const RAW = `SELECT ${list(codecs.raw_requests.columns)} FROM raw_requests`
+export const rawRequest = (ws: string, id: string): Query => query(`${RAW} WHERE id = ? AND workspace_id = ?`, [id, ws])
+export const rawRequestPage = (ws: string, q: RawRequestScan): Query =>
+  newestFirstPage(RAW, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [
+    ["outcome = ?", q.outcome],
+    ["external_id = ?", q.external_id],
+    ["received_at >= ?", q.received_after],
+    ["received_at <= ?", q.received_before]
+  ])
+
+export const encounterIdByExternalId = (ws: string, externalId: string): Query =>
+  query("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?", [ws, externalId])
+
+/** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
+const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
+export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
+export const encounterPage = (ws: string, q: EncounterScan): Query =>
+  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+    ["e.external_id = ?", q.external_id],
+    ["e.latest_claim_status = ?", q.claim_status]
+  ])
+
+/** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
+const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
+      FROM claims c JOIN encounters e ON e.id = c.encounter_id`
+export const claim = (ws: string, id: string): Query => query(`${CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+/** A claim by its patient control number (how clearinghouse responses name it). */
+export const claimByPcn = (ws: string, pcn: string): Query =>
+  query(`${CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
+
+const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
+/** The remittances of some claims, oldest first. */
+export const remittancesOf = (ws: string, claimIds: ReadonlyArray<string>): Query =>
+  query(`${REMITTANCE} WHERE workspace_id = ? AND claim_id IN (${marks(claimIds.length)}) ORDER BY received_at, id`, [ws, ...claimIds])
+
+// ---- clearinghouse exchange -----------------------------------------------------------------
+
+export const clearinghouseSettings = (ws: string): Query =>
+  query(`SELECT ${list(codecs.clearinghouse_settings.columns)} FROM clearinghouse_settings WHERE workspace_id = ?`, [ws])
+
+const BATCH = `SELECT ${list(codecs.x12_batches.columns)} FROM x12_batches`
+export const batch = (ws: string, id: string): Query => query(`${BATCH} WHERE id = ? AND workspace_id = ?`, [id, ws])
+export const batchByGroup = (ws: string, group: number): Query =>
+  query(`${BATCH} WHERE workspace_id = ? AND group_control_number = ?`, [ws, group])
+export const batchPage = (ws: string, q: PageScan): Query => newestFirstPage(BATCH, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+
+const FILE = `SELECT ${list(codecs.x12_files.columns)} FROM x12_files`
+export const x12File = (ws: string, id: string): Query => query(`${FILE} WHERE id = ? AND workspace_id = ?`, [id, ws])
+export const x12FileByInterchange = (ws: string, key: string): Query =>
+  query(`${FILE} WHERE workspace_id = ? AND interchange_key = ?`, [ws, key])
+/** The imported (not invalid) file with these bytes. */
+export const x12FileBySha = (ws: string, sha: string): Query =>
+  query(`${FILE} WHERE workspace_id = ? AND sha256 = ? AND kind <> 'invalid' ORDER BY received_at, id LIMIT 1`, [ws, sha])
+export const x12FilePage = (ws: string, q: PageScan): Query => newestFirstPage(FILE, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+
+const EVENT = `SELECT ${list(codecs.events.columns)} FROM events`
+export const event = (ws: string, id: string): Query => query(`${EVENT} WHERE id = ? AND workspace_id = ?`, [id, ws])
+/** Events oldest first in recorded order (seq); a "prev" scan reads downward and the rule reverses it. */
+export const eventPage = (ws: string, q: EventScan): Query => {
+  const where = ["workspace_id = ?"]
+  const params: Array<SqlValue> = [ws]
+  if (q.event_types !== undefined) {
+    where.push(`event_type IN (${marks(q.event_types.length)})`)
+    params.push(...q.event_types)
+  }
+  if (q.created_after !== undefined) {
+    where.push("created_at >= ?")
+    params.push(q.created_after)
+  }
+  if (q.created_before !== undefined) {
+    where.push("created_at <= ?")
+    params.push(q.created_before)
+  }
+  const pos = q.position
+  if (pos !== undefined) {
+    where.push(pos.dir === "next" ? "seq > ?" : "seq < ?")
+    params.push(Number(pos.key[0]))
+  }
+  return scan(EVENT, where, params, pos?.dir === "prev" ? "ORDER BY seq DESC" : "ORDER BY seq ASC", q.limit)
+}
+
+const ENDPOINT = `SELECT ${list(codecs.webhook_endpoints.columns)} FROM webhook_endpoints`
+export const webhookEndpoint = (ws: string, id: string): Query => query(`${ENDPOINT} WHERE id = ? AND workspace_id = ?`, [id, ws])
+/** The outbox's read: only the columns that decide which events an endpoint takes. */
+export const enabledWebhookEndpoints = (ws: string): Query =>
+  query("SELECT id, workspace_id, status, event_types FROM webhook_endpoints WHERE workspace_id = ? AND status = 'enabled'", [ws])
+export const webhookEndpointPage = (ws: string, q: WebhookEndpointScan): Query =>
+  newestFirstPage(ENDPOINT, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+
+const DELIVERY = `SELECT ${list(codecs.webhook_deliveries.columns)} FROM webhook_deliveries`
+export const webhookDelivery = (ws: string, id: string): Query => query(`${DELIVERY} WHERE id = ? AND workspace_id = ?`, [id, ws])
+/** An endpoint's deliveries; the endpoint id is unique across workspaces, the workspace is checked too. */
+export const webhookDeliveryPage = (ws: string, endpointId: string, q: WebhookDeliveryScan): Query =>
+  newestFirstPage(DELIVERY, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [
+    ["endpoint_id = ?", endpointId],
+    ["status = ?", q.status]
+  ])
+/** The outbox's depth, counted on the partial index of pending rows. */
+export const pendingWebhookDeliveries: Query = query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'", [])
+/** Due pending deliveries, soonest first, on the partial index of pending rows. */
+export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>): Query =>
+  query(
+    `${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+      ${skip.length > 0 ? `AND endpoint_id NOT IN (${marks(skip.length)})` : ""} ORDER BY next_attempt_at LIMIT ?`,
+    [now, now, ...skip, limit]
+  )

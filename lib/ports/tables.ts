@@ -1,0 +1,86 @@
+import type { Schema } from "effect"
+import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
+import { StoredEvent } from "../domain/event.js"
+import { RemittanceRecord } from "../domain/remittance.js"
+import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
+import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
+import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
+
+/**
+ * A stored table: the domain schema of its rows, the columns that hold JSON, and its unique keys
+ * (by name). Every adapter stores exactly these records; the SQL statements, the row codec and the
+ * memory adapter's indexes are all derived from this one definition.
+ */
+export interface TableDef<S extends Schema.Schema.AnyNoContext> {
+  readonly name: string
+  readonly record: S
+  /** Columns stored as JSON text. */
+  readonly json: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
+  /** Columns filled by the database (never inserted). */
+  readonly generated: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
+  readonly unique: Readonly<Record<string, ReadonlyArray<keyof Schema.Schema.Type<S> & string>>>
+}
+
+const table = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>): TableDef<S> => def
+
+export const Tables = {
+  workspaces: table({ name: "workspaces", record: WorkspaceRecord, json: [], generated: [], unique: { slug: ["slug"] } }),
+  api_keys: table({ name: "api_keys", record: ApiKeyRecord, json: ["scopes"], generated: [], unique: { hash: ["hash"] } }),
+  raw_requests: table({ name: "raw_requests", record: RawRequestRecord, json: ["result"], generated: [], unique: {} }),
+  encounters: table({
+    name: "encounters",
+    record: EncounterRow,
+    json: ["payload"],
+    generated: [],
+    unique: { external_id: ["workspace_id", "external_id"] }
+  }),
+  claims: table({
+    name: "claims",
+    record: ClaimRecord,
+    json: [],
+    generated: [],
+    unique: { patient_control_number: ["workspace_id", "patient_control_number"] }
+  }),
+  events: table({ name: "events", record: StoredEvent, json: ["payload"], generated: ["seq"], unique: {} }),
+  clearinghouse_settings: table({
+    name: "clearinghouse_settings",
+    record: ClearinghouseSettingsRecord,
+    json: ["settings"],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
+  }),
+  x12_batches: table({
+    name: "x12_batches",
+    record: X12BatchRecord,
+    json: ["claim_ids", "transaction_sets"],
+    generated: [],
+    unique: {
+      interchange: ["workspace_id", "interchange_control_number"],
+      group: ["workspace_id", "group_control_number"]
+    }
+  }),
+  // The same bytes carry the same ISA, so (sender, ISA13) also keeps identical files out.
+  x12_files: table({
+    name: "x12_files",
+    record: X12FileRecord,
+    json: ["claims"],
+    generated: [],
+    unique: { interchange: ["workspace_id", "interchange_key"] }
+  }),
+  remittances: table({
+    name: "remittances",
+    record: RemittanceRecord,
+    json: ["adjustments", "service_lines"],
+    generated: [],
+    unique: {}
+  }),
+  webhook_endpoints: table({ name: "webhook_endpoints", record: WebhookEndpoint, json: ["event_types"], generated: [], unique: {} }),
+  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
+} as const
+
+export type Tables = typeof Tables
+export type TableName = keyof Tables
+/** The record stored in a table. */
+export type RecordOf<T extends TableName> = Schema.Schema.Type<Tables[T]["record"]>
+/** The names of a table's unique keys. */
+export type UniqueOf<T extends TableName> = keyof Tables[T]["unique"] & string

@@ -1,0 +1,38 @@
+import { createHash } from "node:crypto"
+
+/**
+ * Create bodies already found valid, by the SHA-256 of their bytes, with their external id. A
+ * replay is usually the same bytes again: it is then known to be valid (validation depends on
+ * nothing but the body) and its external id is known, so it skips parsing and validating, which
+ * cost more than the rest of a replay. A body seen for the first time, or forgotten, takes the
+ * full path; so does any body that is not byte-for-byte one that passed, whatever its external id.
+ */
+export interface ValidBodies {
+  /** The digest of a body, computed once per request. */
+  readonly digest: (body: Uint8Array) => string
+  /** The external id of a body with this digest that passed validation, if remembered. */
+  readonly externalId: (digest: string) => string | undefined
+  readonly remember: (digest: string, externalId: string) => void
+}
+
+/** Bodies remembered: the most recent; a digest and an id are about 150 bytes. */
+const CAPACITY = 4_096
+
+export const makeValidBodies = (capacity = CAPACITY): ValidBodies => {
+  const known = new Map<string, string>()
+  return {
+    digest: (body) => createHash("sha256").update(body).digest("base64url"),
+    externalId: (digest) => known.get(digest),
+    remember: (digest, externalId) => {
+      known.delete(digest)
+      known.set(digest, externalId)
+      if (known.size > capacity) {
+        const oldest = known.keys().next()
+        if (oldest.done !== true) known.delete(oldest.value)
+      }
+    }
+  }
+}
+
+/** The process's memory of valid bodies (intake is the only user). */
+export const validBodies: ValidBodies = makeValidBodies()

@@ -1,0 +1,117 @@
+import { Effect, Option } from "effect"
+import { FieldIssue, InvalidQuery } from "../domain/errors.js"
+import { isUuid, type WorkspaceId } from "../domain/ids.js"
+import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
+import {
+  toWebhookDeliveryRecordView,
+  type WebhookDeliveryRecord,
+  WebhookDeliveryStatuses,
+  type WebhookDeliveryView
+} from "../domain/webhook.js"
+import { InvalidWebhookInput, WebhookDeliveryNotFound } from "../domain/webhook-errors.js"
+import { Clock, Ids, isoTime } from "../ports/clock.js"
+import { Storage } from "../ports/storage.js"
+import { insert, update } from "../ports/write.js"
+import { notifyDeliveries } from "../webhooks/signal.js"
+import { findEndpoint } from "./webhook-endpoints.js"
+import { queued } from "./webhook-outbox.js"
+
+
+export interface DeliveryListQuery {
+  readonly status?: string | undefined
+  readonly limit?: number | undefined
+  readonly page_token?: string | undefined
+}
+
+/** An endpoint's delivery log, newest first, filtered by status, keyset-paged both ways. */
+export const listWebhookDeliveries = (ws: WorkspaceId, endpointId: string, query: DeliveryListQuery = {}) =>
+  Effect.gen(function* () {
+    const endpoint = yield* findEndpoint(ws, endpointId)
+    const limit = yield* checkLimit(query.limit)
+    const status = query.status
+    const valid = status === undefined ? undefined : WebhookDeliveryStatuses.find((s) => s === status)
+    if (status !== undefined && valid === undefined) {
+      return yield* new InvalidQuery({ errors: [new FieldIssue({ path: "status", message: `must be one of: ${WebhookDeliveryStatuses.join(", ")}` })] })
+    }
+    const scope = tokenScope([ws, "webhook-deliveries", endpoint.id, valid ?? null])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const rows = yield* (yield* Storage).listWebhookDeliveries(ws, endpoint.id, { status: valid, position, limit })
+    return toPage(rows, limit, position, (d) => [d.created_at, d.id], scope, toWebhookDeliveryRecordView)
+  })
+
+export const findDelivery = (ws: WorkspaceId, id: string) =>
+  Effect.gen(function* () {
+    if (!isUuid(id)) return yield* new WebhookDeliveryNotFound({ id })
+    const found = yield* (yield* Storage).findWebhookDelivery(ws, id)
+    if (Option.isNone(found)) return yield* new WebhookDeliveryNotFound({ id })
+    return found.value
+  })
+
+/**
+ * One more attempt now, also for a failed delivery (which fails again at once if that attempt
+ * fails too: its schedule is spent). A delivery being attempted right now keeps its lease; the
+ * attempt's own result then decides what comes next.
+ */
+export const retryWebhookDelivery = (ws: WorkspaceId, id: string) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const clock = yield* Clock
+    for (;;) {
+      const delivery = yield* findDelivery(ws, id)
+      const set: Partial<WebhookDeliveryRecord> = { status: "pending", next_attempt_at: isoTime(clock.now()) }
+      const result = yield* storage.write({
+        operation: "retryWebhookDelivery",
+        steps: [
+          update("webhook_deliveries", delivery.id, { workspace_id: ws, status: delivery.status, attempts: delivery.attempts }, set, "stale")
+        ]
+      })
+      if (result._tag === "Written") {
+        yield* notifyDeliveries
+        return toWebhookDeliveryRecordView({ ...delivery, ...set }) satisfies WebhookDeliveryView
+      }
+    }
+  })
+
+const RECOVER_BATCH = 100
+
+/**
+ * Queues a new delivery to the endpoint of every event it takes recorded at or after `since`
+ * (what it missed while disabled, down, or created while those events were written). Receivers
+ * deduplicate on `webhook-id`, so an event delivered before arrives again harmlessly.
+ */
+export const recoverWebhookDeliveries = (ws: WorkspaceId, endpointId: string, body: unknown) =>
+  Effect.gen(function* () {
+    const endpoint = yield* findEndpoint(ws, endpointId)
+    const raw = typeof body === "object" && body !== null && "since" in body ? body.since : undefined
+    if (typeof raw !== "string") {
+      return yield* new InvalidWebhookInput({ errors: [new FieldIssue({ path: "since", message: raw === undefined ? "is required" : "must be an ISO 8601 timestamp" })] })
+    }
+    const since = timeBound("since", raw)
+    if (typeof since !== "string") return yield* new InvalidWebhookInput({ errors: since ?? [] })
+    const storage = yield* Storage
+    const ids = yield* Ids
+    const now = isoTime((yield* Clock).now())
+    const types = endpoint.event_types.length === 0 ? undefined : endpoint.event_types
+    let count = 0
+    let after: number | undefined
+    for (;;) {
+      const events = yield* storage.listEvents(ws, {
+        event_types: types,
+        created_after: since,
+        position: after === undefined ? undefined : { dir: "next", key: [after] },
+        limit: RECOVER_BATCH
+      })
+      const batch = events.slice(0, RECOVER_BATCH)
+      if (batch.length > 0) {
+        yield* storage.write({
+          operation: "recoverWebhookDeliveries",
+          steps: batch.map((e) => insert("webhook_deliveries", queued(endpoint, e, ids.next(), now)))
+        })
+        count += batch.length
+      }
+      if (events.length <= RECOVER_BATCH) break
+      after = batch[batch.length - 1]?.seq
+    }
+    if (count > 0) yield* notifyDeliveries
+    return { queued: count }
+  })

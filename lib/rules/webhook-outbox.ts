@@ -1,0 +1,46 @@
+import type { EventRecord } from "../domain/event.js"
+import {
+  endpointTakes,
+  type WebhookDeliveryRecord,
+  WebhookDeliveryId,
+  type WebhookEndpoint,
+  type WebhookSubscription
+} from "../domain/webhook.js"
+import { insert, type Insert } from "../ports/write.js"
+
+/**
+ * The outbox rows of one event: a pending delivery, due at once, per enabled endpoint that takes
+ * its type. They are part of the event's own write, so an event is never recorded without its
+ * deliveries nor a delivery without its event.
+ *
+ * The endpoints are read just before that write. An endpoint created (or enabled) while the write
+ * is under way gets the next events, not this one; `recover` re-queues what it missed.
+ */
+export const deliveriesFor = (
+  endpoints: ReadonlyArray<WebhookSubscription>,
+  event: EventRecord,
+  nextId: () => string
+): ReadonlyArray<Insert<"webhook_deliveries", never>> =>
+  endpoints.filter((e) => endpointTakes(e, event.event_type)).map((e) => insert("webhook_deliveries", queued(e, event, nextId())))
+
+export const queued = (
+  endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
+  event: Pick<EventRecord, "id" | "event_type" | "created_at">,
+  id: string,
+  at: string = event.created_at
+): WebhookDeliveryRecord => ({
+  id: WebhookDeliveryId.make(id),
+  workspace_id: endpoint.workspace_id,
+  endpoint_id: endpoint.id,
+  event_id: event.id,
+  event_type: event.event_type,
+  status: "pending",
+  attempts: 0,
+  last_attempt_at: null,
+  last_response_status: null,
+  last_error: null,
+  next_attempt_at: at,
+  created_at: at,
+  lease_owner: null,
+  lease_expires_at: null
+})

@@ -1,0 +1,133 @@
+import { Effect, Option } from "effect"
+import { canTransition } from "../domain/claim-status.js"
+import type { ClaimRecord, EncounterWithClaim } from "../domain/encounter.js"
+import { ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
+import type { RemittanceRecord } from "../domain/remittance.js"
+import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
+import { Storage } from "../ports/storage.js"
+import { insert, type Step, update } from "../ports/write.js"
+import type { StatusAction } from "../x12/status-mapping.js"
+import { statusMove, statusUpdated } from "./change-claim-status.js"
+
+/** Event notes are kept as the status API keeps them: at most 2000 characters. */
+const MAX_NOTE = 2000
+
+/** A claim an inbound file names, with its status as the file's earlier entries left it. */
+export interface Tracked {
+  readonly encounterId: EncounterId
+  readonly externalId: string
+  claim: ClaimRecord
+}
+
+/**
+ * What one inbound file does, computed entry by entry: the outcome of each claim entry and the
+ * steps of the one write that applies them all. A claim named twice (a reversal and its
+ * correction in one 835) is judged the second time against the status the first entry left.
+ */
+export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string) => {
+  const steps: Array<Step<"stale">> = []
+  const outcomes: Array<InboundClaimOutcome> = []
+  const tracked = new Map<string, Tracked>()
+
+  const track = (found: Option.Option<EncounterWithClaim>): Tracked | undefined => {
+    if (Option.isNone(found)) return undefined
+    const { encounter, claim } = found.value
+    const known = tracked.get(claim.id)
+    if (known !== undefined) return known
+    const t: Tracked = { encounterId: encounter.id, externalId: encounter.external_id, claim }
+    tracked.set(claim.id, t)
+    return t
+  }
+
+  const byPcn = (pcn: string) =>
+    Effect.map(
+      Effect.flatMap(Storage, (s) => s.findClaimByPcn(ws, pcn)),
+      track
+    )
+  const byId = (id: string) => Effect.map(Effect.flatMap(Storage, (s) => s.findClaim(ws, ClaimId.make(id))), track)
+
+  /** Sets claim columns (and their copies on the encounter's row while this claim is its latest). */
+  const setClaim = (t: Tracked, set: { readonly payer_claim_control_number?: string; readonly processing_started_at?: string }) => {
+    steps.push(update("claims", t.claim.id, { workspace_id: ws }, set))
+    steps.push(
+      update(
+        "encounters",
+        t.encounterId,
+        { workspace_id: ws, latest_claim_id: t.claim.id },
+        {
+          ...(set.payer_claim_control_number !== undefined ? { latest_claim_payer_claim_control_number: set.payer_claim_control_number } : {}),
+          ...(set.processing_started_at !== undefined ? { latest_claim_processing_started_at: set.processing_started_at } : {})
+        }
+      )
+    )
+    t.claim = { ...t.claim, ...set }
+  }
+
+  const payerControlNumber = (t: Tracked, value: string | undefined) => {
+    if (value !== undefined && value !== t.claim.payer_claim_control_number) setClaim(t, { payer_claim_control_number: value })
+  }
+
+  const remittance = (t: Tracked, r: Omit<RemittanceRecord, "id" | "workspace_id" | "claim_id" | "received_at">) => {
+    steps.push(insert("remittances", { ...r, id: nextId(), workspace_id: ws, claim_id: t.claim.id, received_at: at }))
+    steps.push(update("encounters", t.encounterId, { workspace_id: ws, latest_claim_id: t.claim.id }, { latest_claim_remittances_at: at }))
+  }
+
+  const unmatched = (pcn: string | null, detail: string) =>
+    outcomes.push({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail })
+
+  const unchanged = (t: Tracked, detail: string) =>
+    outcomes.push({
+      patient_control_number: t.claim.patient_control_number,
+      claim_id: t.claim.id,
+      outcome: "unchanged",
+      previous_status: t.claim.status,
+      status: t.claim.status,
+      detail
+    })
+
+  /** Applies a status decision: a move the table allows, an acknowledgment, or nothing. */
+  const apply = (t: Tracked, action: StatusAction) => {
+    const from = t.claim.status
+    if (action.kind === "ack") {
+      if (action.processing_started && t.claim.processing_started_at === null) setClaim(t, { processing_started_at: at })
+      return unchanged(t, action.note)
+    }
+    if (action.kind === "none") return unchanged(t, action.note)
+    const to = action.to
+    if (from === to) return unchanged(t, `already ${to}: ${action.note}`)
+    if (!canTransition(from, to)) {
+      return outcomes.push({
+        patient_control_number: t.claim.patient_control_number,
+        claim_id: t.claim.id,
+        outcome: "conflict",
+        previous_status: from,
+        status: from,
+        detail: `asked for ${to}, which the transition table does not allow from ${from}: ${action.note}`
+      })
+    }
+    const note = action.note.slice(0, MAX_NOTE)
+    steps.push(
+      ...statusMove(
+        ws,
+        t.encounterId,
+        t.claim,
+        to,
+        at,
+        statusUpdated(ws, EventId.make(nextId()), { id: t.encounterId, external_id: t.externalId }, t.claim, to, at, note)
+      ).steps
+    )
+    t.claim = { ...t.claim, status: to, status_changed_at: at }
+    outcomes.push({
+      patient_control_number: t.claim.patient_control_number,
+      claim_id: t.claim.id,
+      outcome: "status_changed",
+      previous_status: from,
+      status: to,
+      detail: action.note
+    })
+  }
+
+  return { steps, outcomes, byPcn, byId, apply, unmatched, payerControlNumber, remittance }
+}
+
+export type ImportPlan = ReturnType<typeof makeImportPlan>

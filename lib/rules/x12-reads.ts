@@ -1,0 +1,51 @@
+import { Effect, Option } from "effect"
+import type { WorkspaceId } from "../domain/ids.js"
+import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
+import { X12BatchNotFound, X12FileNotFound } from "../domain/x12-exchange-errors.js"
+import { toX12Batch, toX12File } from "../domain/x12-exchange.js"
+import { Storage } from "../ports/storage.js"
+
+/** Reads of the exchange: batches sent and files received, newest first, keyset-paged both ways. */
+
+export interface X12PageQuery {
+  readonly limit?: number | undefined
+  readonly page_token?: string | undefined
+}
+
+export const listX12Batches = (workspaceId: WorkspaceId, query: X12PageQuery) =>
+  Effect.gen(function* () {
+    const limit = yield* checkLimit(query.limit)
+    const scope = tokenScope([workspaceId, "x12-batches"])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const rows = yield* (yield* Storage).listX12Batches(workspaceId, { position, limit })
+    return toPage(rows, limit, position, (b) => [b.created_at, b.id], scope, toX12Batch)
+  })
+
+/** A batch with its bytes; another workspace's is not found. */
+export const getX12BatchRecord = (workspaceId: WorkspaceId, id: string) =>
+  Effect.flatMap(Storage, (storage) =>
+    Effect.flatMap(storage.findX12Batch(workspaceId, id), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new X12BatchNotFound({ id }))
+    )
+  )
+
+export const getX12Batch = (workspaceId: WorkspaceId, id: string) => Effect.map(getX12BatchRecord(workspaceId, id), toX12Batch)
+
+/** The batch's 837P exactly as it was built and stored. */
+export const getX12BatchFile = (workspaceId: WorkspaceId, id: string) => Effect.map(getX12BatchRecord(workspaceId, id), (b) => b.file)
+
+export const listX12Files = (workspaceId: WorkspaceId, query: X12PageQuery) =>
+  Effect.gen(function* () {
+    const limit = yield* checkLimit(query.limit)
+    const scope = tokenScope([workspaceId, "x12-files"])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const rows = yield* (yield* Storage).listX12Files(workspaceId, { position, limit })
+    return toPage(rows, limit, position, (f) => [f.received_at, f.id], scope, toX12File)
+  })
+
+export const getX12File = (workspaceId: WorkspaceId, id: string) =>
+  Effect.flatMap(Storage, (storage) =>
+    Effect.flatMap(storage.findX12File(workspaceId, id), (found) =>
+      Option.isSome(found) ? Effect.succeed(toX12File(found.value)) : Effect.fail(new X12FileNotFound({ id }))
+    )
+  )

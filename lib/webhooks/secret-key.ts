@@ -1,0 +1,77 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { Data, Effect, Either } from "effect"
+import { newSecretBoxKey, secretBoxKey, type SecretBoxKey } from "./secret-box.js"
+
+/**
+ * Where the key that seals signing secrets lives. It is kept out of the database on purpose: a
+ * copy of the database (or an `encounterd backup`) without the key reveals no signing secret.
+ *
+ * - SQLite: `webhook-secret.key` in the database's folder, created on first use with mode 0600.
+ * - PostgreSQL: no default; every instance must be given the same key file, since each one signs.
+ * - In-memory databases: a fresh key per process (nothing outlives it anyway).
+ */
+
+export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{ readonly path: string; readonly reason: string }> {
+  override get message() {
+    return `Webhook secret key ${this.path}: ${this.reason}`
+  }
+}
+
+export const KEY_FILE_NAME = "webhook-secret.key"
+
+/** The default key file for a database setting, or undefined when there is none (PostgreSQL, memory). */
+export const defaultKeyFile = (db: string): string | undefined => {
+  if (/^postgres(ql)?:\/\//.test(db)) return undefined
+  if (db === ":memory:" || db === "") return undefined
+  return join(dirname(db), KEY_FILE_NAME)
+}
+
+/** Key file contents: standard or URL-safe base64 of 32 bytes, surrounding whitespace ignored. */
+export const parseSecretBoxKey = (text: string): Either.Either<SecretBoxKey, string> => {
+  const trimmed = text.trim()
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) return Either.left("must hold base64 of 32 bytes")
+  return Either.mapLeft(secretBoxKey(new Uint8Array(Buffer.from(trimmed, "base64"))), () => "must hold base64 of 32 bytes")
+}
+
+const errnoCode = (e: unknown): string | undefined =>
+  e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : undefined
+
+const readKey = (path: string): Either.Either<SecretBoxKey, SecretKeyError> => {
+  // Like ssh with its private keys: a key others may read is refused rather than used.
+  if (process.platform !== "win32" && (statSync(path).mode & 0o077) !== 0) {
+    return Either.left(new SecretKeyError({ path, reason: "is readable by group or others; chmod 600 it" }))
+  }
+  return Either.mapLeft(parseSecretBoxKey(readFileSync(path, "utf8")), (reason) => new SecretKeyError({ path, reason }))
+}
+
+const createKey = (path: string): SecretBoxKey => {
+  mkdirSync(dirname(path), { recursive: true })
+  const key = newSecretBoxKey()
+  // `wx`: two processes starting at once cannot both write a key; the loser reads the winner's.
+  const fd = openSync(path, "wx", 0o600)
+  try {
+    writeSync(fd, `${Buffer.from(key).toString("base64")}\n`)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  return key
+}
+
+/** Reads the key file, creating it (mode 0600) with a random key when it does not exist yet. */
+export const loadOrCreateKeyFile = (path: string): Effect.Effect<SecretBoxKey, SecretKeyError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(createKey(path))
+    } catch (e) {
+      if (errnoCode(e) !== "EEXIST") {
+        return Effect.fail(new SecretKeyError({ path, reason: `cannot be created (${errnoCode(e) ?? "unknown error"})` }))
+      }
+    }
+    try {
+      return readKey(path)
+    } catch (e) {
+      return Effect.fail(new SecretKeyError({ path, reason: `cannot be read (${errnoCode(e) ?? "unknown error"})` }))
+    }
+  })

@@ -1,0 +1,161 @@
+import { Either, Option } from "effect"
+import type { X12ReadError } from "../errors.js"
+import { parseDate8 } from "../values.js"
+import { attempt, date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
+import { type Interchange, transactionSetsOf } from "./interchange.js"
+import { components, element, type ReadSegment } from "./tokenize.js"
+
+/**
+ * The 277CA claim acknowledgment (005010X214): per claim (loop 2200D, keyed by TRN02, our
+ * CLM01), the status the payer or clearinghouse gave it. Patient names (NM1*QC) are not kept.
+ */
+
+export interface StatusCode277 {
+  /** STC01-1, e.g. `A1`, `A3`, `A7`. */
+  readonly category: string
+  /** STC01-2, the claim status code. */
+  readonly status: string
+  /** STC01-3, the entity the status is about, e.g. `PR` (payer), `85` (billing provider). */
+  readonly entity: string | undefined
+}
+
+export interface Status277 {
+  /** STC01, then the optional STC10 and STC11. */
+  readonly codes: ReadonlyArray<StatusCode277>
+  /** STC02. */
+  readonly date: string
+  /** STC03: WQ accepted, U rejected. */
+  readonly action: string | undefined
+  /** STC04: the claim's total charge as the sender read it. */
+  readonly amount_cents: number | undefined
+  /** STC12: free text. */
+  readonly text: string | undefined
+}
+
+export interface Claim277 {
+  /** TRN02 of loop 2200D: the CLM01 we sent. */
+  readonly patient_control_number: string
+  /** REF*1K. */
+  readonly payer_claim_control_number: string | undefined
+  /** REF*D9. */
+  readonly clearinghouse_trace_number: string | undefined
+  /** NM109 of the enclosing billing provider loop (2100C), when an NPI. */
+  readonly billing_provider_npi: string | undefined
+  /** DTP*472, the first (or only) date of service. */
+  readonly service_date: string | undefined
+  readonly statuses: ReadonlyArray<Status277>
+  /** Line-level statuses (loop 2220D), keyed by the SVC01 procedure code. */
+  readonly service_lines: ReadonlyArray<{ readonly procedure_code: string; readonly statuses: ReadonlyArray<Status277> }>
+  readonly position: number
+}
+
+/** A status above the claims: for the whole batch (2200B) or a billing provider (2200C). */
+export interface BatchStatus277 {
+  readonly level: "information_receiver" | "billing_provider"
+  readonly identifier: string | undefined
+  readonly statuses: ReadonlyArray<Status277>
+}
+
+export interface Ack277CA {
+  readonly kind: "277CA"
+  readonly interchange_control_number: string
+  readonly claims: ReadonlyArray<Claim277>
+  readonly batch_statuses: ReadonlyArray<BatchStatus277>
+}
+
+const statusCode = (s: ReadSegment, n: number): StatusCode277 | undefined => {
+  const [category = "", status = "", entity = ""] = components(s, n)
+  if (category === "") return undefined
+  return { category, status, entity: entity === "" ? undefined : entity }
+}
+
+const readStatus = (s: ReadSegment): Status277 => {
+  const first = statusCode(s, 1)
+  if (first === undefined) throw fail(s, "STC01 is required")
+  const more = [statusCode(s, 10), statusCode(s, 11)].filter((c) => c !== undefined)
+  return { codes: [first, ...more], date: date8(s, 2), action: optional(s, 3), amount_cents: optionalCents(s, 4), text: optional(s, 12) }
+}
+
+/** HL03 levels of the 277CA: 20 source, 21 receiver, 19 provider, PT patient. */
+type Level = "20" | "21" | "19" | "PT"
+
+interface OpenClaim {
+  pcn: string
+  position: number
+  npi: string | undefined
+  refs: Map<string, string>
+  serviceDate: string | undefined
+  statuses: Array<Status277>
+  lines: Array<{ procedure_code: string; statuses: Array<Status277> }>
+}
+
+const readSet = (segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, batch: Array<BatchStatus277>) => {
+  let level: Level | undefined
+  let npi: string | undefined
+  let levelStatus: { statuses: Array<Status277> } | undefined
+  let claim: OpenClaim | undefined
+  const close = () => {
+    if (claim !== undefined) {
+      claims.push({
+        patient_control_number: claim.pcn,
+        payer_claim_control_number: claim.refs.get("1K"),
+        clearinghouse_trace_number: claim.refs.get("D9"),
+        billing_provider_npi: claim.npi,
+        service_date: claim.serviceDate,
+        statuses: claim.statuses,
+        service_lines: claim.lines,
+        position: claim.position
+      })
+    }
+    claim = undefined
+  }
+  for (const s of segments) {
+    if (s.id === "HL") {
+      close()
+      const code = required(s, 3)
+      if (code !== "20" && code !== "21" && code !== "19" && code !== "PT") throw fail(s, `HL03 '${code}' is not a 277CA level`)
+      level = code
+      if (level === "19") npi = undefined
+      levelStatus = undefined
+    } else if (s.id === "NM1" && level === "19") {
+      npi = element(s, 8) === "XX" ? optional(s, 9) : undefined
+    } else if (s.id === "TRN" && level === "PT") {
+      close()
+      claim = { pcn: required(s, 2), position: s.position, npi, refs: new Map(), serviceDate: undefined, statuses: [], lines: [] }
+    } else if (s.id === "STC") {
+      const status = readStatus(s)
+      if (claim !== undefined) {
+        const line = claim.lines[claim.lines.length - 1]
+        ;(line ?? claim).statuses.push(status)
+      } else if (level === "21" || level === "19") {
+        if (levelStatus === undefined) {
+          const statuses: Array<Status277> = []
+          batch.push({ level: level === "21" ? "information_receiver" : "billing_provider", identifier: level === "19" ? npi : undefined, statuses })
+          levelStatus = { statuses }
+        }
+        levelStatus.statuses.push(status)
+      } else if (level === "PT") {
+        throw fail(s, "STC of a patient loop before its TRN")
+      }
+    } else if (claim !== undefined && s.id === "REF" && claim.lines.length === 0) {
+      claim.refs.set(required(s, 1), required(s, 2))
+    } else if (claim !== undefined && s.id === "DTP" && element(s, 1) === "472" && claim.lines.length === 0) {
+      // D8 is one date; RD8 a range `CCYYMMDD-CCYYMMDD`, of which the start is kept.
+      const start = element(s, 3).slice(0, 8)
+      claim.serviceDate = Option.getOrThrowWith(parseDate8(start), () => fail(s, `DTP03 '${element(s, 3)}' is not a date`))
+    } else if (claim !== undefined && s.id === "SVC") {
+      claim.lines.push({ procedure_code: components(s, 1)[1] ?? "", statuses: [] })
+    }
+  }
+  close()
+}
+
+export const read277CA = (interchange: Interchange): Either.Either<Ack277CA, X12ReadError> =>
+  Either.flatMap(transactionSetsOf(interchange, "277"), (sets) =>
+    attempt((): Ack277CA => {
+      const claims: Array<Claim277> = []
+      const batch: Array<BatchStatus277> = []
+      for (const set of sets) readSet(set.segments, claims, batch)
+      return { kind: "277CA", interchange_control_number: interchange.control_number, claims, batch_statuses: batch }
+    })
+  )

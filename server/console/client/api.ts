@@ -1,0 +1,102 @@
+import { h } from "./dom.js"
+import { field, list, str, strings } from "./format.js"
+
+/** The signed-in workspace and what its key may do; the CSRF token goes with every write. */
+export interface SessionInfo {
+  readonly workspaceName: string
+  readonly workspaceSlug: string
+  readonly scopes: ReadonlyArray<string>
+  readonly csrf: string
+  /** The claim status vocabulary, as the server knows it. */
+  readonly claimStatuses: ReadonlyArray<string>
+}
+
+let current: SessionInfo | undefined
+
+export const session = (): SessionInfo | undefined => current
+
+export const canWriteClaims = (): boolean => current?.scopes.includes("claims:write") === true
+
+const toSession = (body: unknown): SessionInfo => ({
+  workspaceName: str(field(body, "workspace"), "name"),
+  workspaceSlug: str(field(body, "workspace"), "slug"),
+  scopes: strings(body, "scopes"),
+  csrf: str(body, "csrf_token"),
+  claimStatuses: strings(body, "claim_statuses")
+})
+
+/** A refused request: its status and the server's problem details. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: unknown
+  ) {
+    super(str(problem, "detail") || `The server answered ${status}`)
+  }
+}
+
+/** Listeners told when the server says the session is over (expired, signed out, key revoked). */
+const ended: Array<() => void> = []
+export const onSessionEnded = (listener: () => void) => ended.push(listener)
+
+const read = async (response: Response): Promise<unknown> => {
+  const text = await response.text()
+  if (text === "") return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const request = async (method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> => {
+  const headers: Record<string, string> = { accept: "application/json" }
+  if (method === "POST") {
+    headers["content-type"] = "application/json"
+    if (current !== undefined) headers["x-csrf-token"] = current.csrf
+  }
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const parsed = await read(response)
+  if (response.status === 401 && path !== "/console/api/session") {
+    current = undefined
+    for (const listener of ended) listener()
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed)
+  return parsed
+}
+
+export const getJson = (path: string) => request("GET", path)
+export const postJson = (path: string, body: unknown) => request("POST", path, body)
+
+/** The current session, or undefined when signed out. */
+export const loadSession = async (): Promise<SessionInfo | undefined> => {
+  try {
+    current = toSession(await getJson("/console/api/session"))
+    return current
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return undefined
+    throw e
+  }
+}
+
+export const signIn = async (apiKey: string): Promise<SessionInfo> => {
+  current = toSession(await postJson("/console/api/session", { api_key: apiKey }))
+  return current
+}
+
+export const signOut = async (): Promise<void> => {
+  await postJson("/console/api/sign-out", {})
+  current = undefined
+}
+
+/** A failure as text for the page: the problem's detail, and each field error as "path: message". */
+export const describeError = (e: unknown) => {
+  if (!(e instanceof ApiError)) return [h("p", {}, "The server could not be reached. Check the connection and try again.")]
+  const errors = list(e.problem, "errors").map((item) => h("li", {}, h("code", {}, str(item, "path")), ` ${str(item, "message")}`))
+  return [h("p", {}, e.message), errors.length > 0 ? h("ul", {}, errors) : null]
+}

@@ -1,0 +1,103 @@
+import { describeError, loadSession, onSessionEnded, session, type SessionInfo, signOut } from "./api.js"
+import { renderClaims } from "./claims-view.js"
+import { h, link, navigate, notice, replace, takeFlash } from "./dom.js"
+import { renderEncounter } from "./encounter-view.js"
+import { renderEncounters } from "./encounters-view.js"
+import { renderEvents } from "./events-view.js"
+import { renderIntake, renderIntakeRequest } from "./intake-view.js"
+import { renderSignIn } from "./sign-in-view.js"
+
+const main = document.getElementById("main") ?? document.body
+const nav = document.getElementById("nav") ?? document.body
+const account = document.getElementById("account") ?? document.body
+
+const views: ReadonlyArray<{ readonly path: string; readonly label: string }> = [
+  { path: "/console/encounters", label: "Encounters" },
+  { path: "/console/intake", label: "Intake log" },
+  { path: "/console/claims", label: "Claims by status" },
+  { path: "/console/events", label: "Events" }
+]
+
+/** What was last drawn: a change of the fragment alone (the skip link) draws nothing. */
+let drawn = ""
+let firstDraw = true
+
+const drawShell = (info: SessionInfo) => {
+  const here = location.pathname
+  replace(
+    nav,
+    h(
+      "ul",
+      {},
+      views.map((v) => h("li", {}, link(v.path, v.label, here === v.path || here.startsWith(`${v.path}/`) ? { "aria-current": "page" } : {})))
+    )
+  )
+  const button = h("button", { type: "button", class: "link-button" }, "Sign out")
+  button.addEventListener("click", () => {
+    signOut().then(
+      () => showSignIn("You have signed out."),
+      (e: unknown) => replace(main, notice("error", ...describeError(e)))
+    )
+  })
+  replace(account, h("span", { class: "workspace" }, `Workspace: ${info.workspaceName}`), button)
+}
+
+const showSignIn = (reason?: string) => {
+  replace(nav)
+  replace(account)
+  drawn = ""
+  firstDraw = false
+  renderSignIn(main, reason, () => void draw())
+}
+
+const draw = async () => {
+  const wasSignedIn = session() !== undefined
+  const info = await loadSession()
+  if (info === undefined) return showSignIn(wasSignedIn ? "Your session has ended. Sign in again." : undefined)
+  drawShell(info)
+  drawn = location.pathname + location.search
+  const params = new URLSearchParams(location.search)
+  const path = location.pathname.replace(/\/+$/, "")
+  const encounter = /^\/console\/encounters\/([^/]+)$/.exec(path)
+  const intake = /^\/console\/intake\/([^/]+)$/.exec(path)
+  try {
+    if (encounter?.[1] !== undefined) await renderEncounter(main, decodeURIComponent(encounter[1]))
+    else if (intake?.[1] !== undefined) await renderIntakeRequest(main, decodeURIComponent(intake[1]))
+    else if (path === "/console/intake") await renderIntake(main, params)
+    else if (path === "/console/events") await renderEvents(main, params)
+    else if (path === "/console/claims") await renderClaims(main, params)
+    else await renderEncounters(main, params)
+  } catch (e) {
+    replace(main, h("h1", { tabindex: "-1" }, "Something went wrong"), notice("error", ...describeError(e)))
+  }
+  const message = takeFlash()
+  const heading = main.querySelector("h1")
+  if (message !== undefined) heading?.after(notice("ok", message))
+  // After a change of view, focus moves to its heading, so that it is announced; on the page's
+  // first load the browser starts at the top as usual (the skip link comes first).
+  if (firstDraw) {
+    firstDraw = false
+    return
+  }
+  if (heading !== null) {
+    heading.setAttribute("tabindex", "-1")
+    heading.focus()
+  }
+}
+
+document.addEventListener("click", (event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  const target = event.target instanceof Element ? event.target.closest("a[data-nav]") : null
+  if (!(target instanceof HTMLAnchorElement)) return
+  event.preventDefault()
+  navigate(target.href)
+})
+
+window.addEventListener("console:navigate", () => void draw())
+window.addEventListener("popstate", () => {
+  if (location.pathname + location.search !== drawn) void draw()
+})
+
+onSessionEnded(() => showSignIn("Your session has ended. Sign in again."))
+
+void draw()

@@ -1,0 +1,52 @@
+import { Effect, type Schema } from "effect"
+import type { Scope } from "../../lib/domain/workspace.js"
+import { Forbidden, type HttpFailure } from "../problem.js"
+import { decodeQuery, type HandlerInput, type Reply, type Route, type Services } from "../route.js"
+import { type ConsoleCaller, requireCsrf, requireSession } from "./guard.js"
+import { privateHeaders } from "./headers.js"
+import { consoleSessions } from "./sessions.js"
+
+export interface ConsoleDoc<Q, I> {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly summary: string
+  readonly query: Schema.Schema<Q, I, never>
+  /** The key must hold this scope; the console shows the control only then. */
+  readonly scope?: Scope
+}
+
+type ConsoleHandler<Q> = (input: HandlerInput<Q, ConsoleCaller>) => Effect.Effect<Reply, HttpFailure, Services>
+
+/** A route of the console's own API, outside the public API's description. */
+export const consoleRoute = (
+  doc: { readonly method: "GET" | "POST"; readonly path: string; readonly summary: string },
+  run: Route["run"]
+): Route => ({
+  ...doc,
+  operationId: `console:${doc.method}:${doc.path}`,
+  tag: "Console",
+  responses: {},
+  auth: false,
+  run
+})
+
+const withHeaders = (reply: Reply): Reply => ({ ...reply, headers: { ...privateHeaders, ...reply.headers } })
+
+/**
+ * A console endpoint behind the session cookie: the session's key is checked again, a POST needs
+ * the session's CSRF token, and a declared scope must be held. Then the same rules as the API run.
+ */
+export const sessionRoute = <Q, I>(doc: ConsoleDoc<Q, I>, handler: ConsoleHandler<Q>): Route => {
+  const decode = decodeQuery(doc.query)
+  return consoleRoute(doc, (input) =>
+    Effect.gen(function* () {
+      const caller = yield* requireSession(input.request, input.config, consoleSessions)
+      if (doc.method === "POST") yield* requireCsrf(input.request, input.config, caller.session)
+      if (doc.scope !== undefined && !caller.principal.scopes.includes(doc.scope)) {
+        return yield* new Forbidden({ scope: doc.scope })
+      }
+      const query = yield* decode(input.query)
+      return withHeaders(yield* handler({ ...input, principal: caller, query }))
+    })
+  )
+}

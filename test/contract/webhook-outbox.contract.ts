@@ -1,0 +1,137 @@
+import assert from "node:assert/strict"
+import { Effect, Layer, Option } from "effect"
+import type { WorkspaceId } from "../../lib/domain/ids.js"
+import type { Clock, Ids } from "../../lib/ports/clock.js"
+import { Storage } from "../../lib/ports/storage.js"
+import { remove } from "../../lib/ports/write.js"
+import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
+import { createEncounter } from "../../lib/rules/create-encounter.js"
+import { getEncounter } from "../../lib/rules/read-encounters.js"
+import { listEvents } from "../../lib/rules/read-events.js"
+import { listWebhookDeliveries } from "../../lib/rules/webhook-deliveries.js"
+import { createWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from "../../lib/rules/webhook-endpoints.js"
+import { createWorkspace } from "../../lib/rules/workspaces.js"
+import { deliverOne } from "../../lib/webhooks/deliver.js"
+import { newSecretBoxKey } from "../../lib/webhooks/secret-box.js"
+import { WebhookSettings, type WebhookSettingsShape } from "../../lib/webhooks/settings.js"
+import { validPayload } from "../support/payloads.js"
+import type { Harness } from "../support/run.js"
+
+type Services = Storage | Clock | Ids
+
+/**
+ * The outbox on one adapter: deliveries written in the event's own write, the worker's lease as a
+ * compare-and-set, and an attempt's result recorded. Attempts never leave the machine: the target
+ * is a loopback address that the delivery settings refuse (creation allowed it).
+ */
+export const webhookOutboxContract = (
+  run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>,
+  { test }: Pick<Harness, "test">
+) => {
+  const key = newSecretBoxKey()
+  const settings = (allowPrivate: boolean): WebhookSettingsShape => ({
+    key: Option.some(key),
+    allowPrivate,
+    schedule: [0, 60_000],
+    timeoutMs: 1000,
+    version: "test"
+  })
+  const managing = Layer.succeed(WebhookSettings, settings(true))
+  const delivering = Layer.succeed(WebhookSettings, settings(false))
+  const endpoint = (ws: WorkspaceId, body: Record<string, unknown>) =>
+    Effect.map(Effect.provide(createWebhookEndpoint(ws, { url: "http://127.0.0.1:9/hook", ...body }), managing), (e) => e.id)
+  const deliveriesOf = (ws: WorkspaceId, id: string) =>
+    Effect.map(listWebhookDeliveries(ws, id, { limit: 100 }), (p) => p.items)
+
+  test("outbox: a create and a status move queue one delivery per matching enabled endpoint, in the event's write", () =>
+    run(
+      Effect.gen(function* () {
+        const a = (yield* createWorkspace("hooks-a", "A")).id
+        const b = (yield* createWorkspace("hooks-b", "B")).id
+        const every = yield* endpoint(a, {})
+        const created = yield* endpoint(a, { event_types: ["ExternalApi.Encounter.Created"] })
+        const moved = yield* endpoint(a, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })
+        const off = yield* endpoint(a, {})
+        yield* Effect.provide(updateWebhookEndpoint(a, off, { status: "disabled" }), managing)
+        const elsewhere = yield* endpoint(b, {})
+
+        const enc = yield* createEncounter(a, validPayload("hook-1"))
+        const { claim } = yield* getEncounter(a, enc.encounter_id)
+        yield* changeClaimStatus(a, claim.id, "submitted_to_payer")
+        // A replay writes no event, so no delivery.
+        yield* createEncounter(a, validPayload("hook-1"))
+        const events = (yield* listEvents(a, {})).items
+        assert.equal(events.length, 2)
+
+        const counts = yield* Effect.all([every, created, moved, off].map((id) => deliveriesOf(a, id)))
+        assert.deepEqual(counts.map((d) => d.length), [2, 1, 1, 0])
+        assert.deepEqual((yield* deliveriesOf(b, elsewhere)).length, 0)
+        const [latest, first] = counts[0]!
+        assert.deepEqual([first!.event_id, latest!.event_id], [events[0]!.id, events[1]!.id])
+        assert.deepEqual(
+          { status: first!.status, attempts: first!.attempts, type: first!.event_type, last: first!.last_attempt_at, endpoint: first!.endpoint_id },
+          { status: "pending", attempts: 0, type: "ExternalApi.Encounter.Created", last: null, endpoint: every }
+        )
+        assert.equal(counts[1]![0]!.event_type, "ExternalApi.Encounter.Created")
+        assert.equal(counts[2]![0]!.event_type, "ExternalApi.Encounter.StatusUpdated")
+
+        const storage = yield* Storage
+        const due = yield* storage.dueWebhookDeliveries("2099-01-01T00:00:00.000Z", 100)
+        assert.equal(due.length, 4)
+        assert.deepEqual((yield* storage.dueWebhookDeliveries("2099-01-01T00:00:00.000Z", 100, [every])).length, 2)
+        assert.deepEqual((yield* storage.dueWebhookDeliveries("2000-01-01T00:00:00.000Z", 100)).length, 0)
+        const pending = yield* listWebhookDeliveries(a, every, { status: "pending", limit: 1 })
+        assert.equal(pending.items.length, 1)
+        assert.notEqual(pending.next_page_token, null)
+        assert.equal((yield* listWebhookDeliveries(a, every, { status: "succeeded" })).items.length, 0)
+        // Another workspace's endpoint is not found; its deliveries are not listed.
+        assert.equal(Option.isNone(yield* storage.findWebhookEndpoint(b, every)), true)
+        assert.equal((yield* storage.listWebhookDeliveries(b, every, { limit: 10 })).length, 0)
+      })
+    ))
+
+  test("outbox: the lease is a compare-and-set (of two claimers one attempts), and the attempt's result is recorded", () =>
+    run(
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("hooks-lease", "L")).id
+        const id = yield* endpoint(ws, {})
+        yield* createEncounter(ws, validPayload("lease-1"))
+        const storage = yield* Storage
+        const [due] = yield* storage.dueWebhookDeliveries("2099-01-01T00:00:00.000Z", 10)
+        assert.ok(due !== undefined)
+        const runs = yield* Effect.all([deliverOne(due, "worker-1", key), deliverOne(due, "worker-2", key)], { concurrency: 2 }).pipe(
+          Effect.provide(delivering)
+        )
+        assert.deepEqual([...runs].sort(), ["claimed-elsewhere", "retrying"])
+        const after = Option.getOrThrow(yield* storage.findWebhookDelivery(ws, due.id))
+        assert.equal(after.status, "pending")
+        assert.equal(after.attempts, 1)
+        assert.match(after.last_error ?? "", /refused/)
+        assert.deepEqual([after.lease_owner, after.lease_expires_at], [null, null])
+        assert.ok(after.next_attempt_at !== null && after.next_attempt_at > (after.last_attempt_at ?? ""))
+        const ep = Option.getOrThrow(yield* storage.findWebhookEndpoint(ws, id))
+        assert.equal(ep.failing_since, after.last_attempt_at)
+        // The read the claim was decided on is stale now: claiming with it again is refused.
+        assert.equal(yield* Effect.provide(deliverOne(due, "worker-3", key), delivering), "claimed-elsewhere")
+      })
+    ))
+
+  test("endpoints: listed newest first, paged; a remove applies only where its conditions hold", () =>
+    run(
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("hooks-list", "L")).id
+        const other = (yield* createWorkspace("hooks-other", "O")).id
+        const ids = []
+        for (let i = 0; i < 5; i++) ids.push(yield* endpoint(ws, { description: `n${i}` }))
+        const first = yield* listWebhookEndpoints(ws, { limit: 3 })
+        const second = yield* listWebhookEndpoints(ws, { limit: 3, page_token: first.next_page_token ?? "" })
+        assert.deepEqual([...first.items, ...second.items].map((e) => e.id), [...ids].reverse())
+        const storage = yield* Storage
+        yield* storage.write({ operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: other })] })
+        assert.equal(Option.isSome(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
+        yield* storage.write({ operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: ws })] })
+        assert.equal(Option.isNone(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
+        assert.equal((yield* storage.enabledWebhookEndpoints(ws)).length, 4)
+      })
+    ))
+}

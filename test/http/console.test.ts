@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { ClaimTransitions } from "../../lib/domain/claim-status.js"
+import { WorkspaceId } from "../../lib/domain/ids.js"
+import { countClaimsByStatus } from "../../lib/rules/count-claims.js"
+import { createApiKey, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { CSP } from "../../server/console/headers.js"
+import { seedEncounters, sendRejected } from "../support/console-seed.js"
+import { startTestServer, type TestServer } from "../support/server.js"
+import { api, expectProblem, unknownUuid } from "./client.js"
+import { consoleCall, signInConsole } from "./console-support.js"
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startTestServer()
+  await seedEncounters(server.url, server.keys.aWriter, 7, "con")
+  await seedEncounters(server.url, server.keys.b, 2, "other")
+  await sendRejected(server.url, server.keys.aWriter, "con-bad-1")
+  await sendRejected(server.url, server.keys.b, "other-bad-1")
+})
+afterAll(() => server.close())
+
+describe("console page and assets", () => {
+  test("every console path answers the page with the strict CSP; it has no inline script or style", async () => {
+    for (const path of ["/console", "/console/", "/console/encounters", "/console/claims", `/console/encounters/${unknownUuid()}`]) {
+      const res = await fetch(`${server.url}${path}`)
+      expect({ path, status: res.status, csp: res.headers.get("content-security-policy") }).toEqual({ path, status: 200, csp: CSP })
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8")
+      const html = await res.text()
+      expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script type="module" src="/console/assets/main.js">'])
+      expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=|https?:\/\//)
+    }
+  })
+
+  test("the page's scripts and stylesheet are served from the binary; no module imports from elsewhere", async () => {
+    const seen = new Set<string>()
+    const queue = ["main.js", "console.css"]
+    while (queue.length > 0) {
+      const name = queue.shift()!
+      if (seen.has(name)) continue
+      seen.add(name)
+      const res = await fetch(`${server.url}/console/assets/${name}`)
+      expect({ name, status: res.status, csp: res.headers.get("content-security-policy") }).toEqual({ name, status: 200, csp: CSP })
+      const body = await res.text()
+      for (const m of body.matchAll(/from\s+"([^"]+)"/g)) {
+        expect(m[1]!).toMatch(/^\.\/[a-z-]+\.js$/)
+        queue.push(m[1]!.slice(2))
+      }
+    }
+    expect(seen.size).toBeGreaterThan(5)
+    const again = await fetch(`${server.url}/console/assets/main.js`)
+    const etag = again.headers.get("etag") ?? ""
+    expect((await fetch(`${server.url}/console/assets/main.js`, { headers: { "if-none-match": etag } })).status).toBe(304)
+    expectProblem(await api(server)("GET", "/console/assets/nope.js", { key: null }), 404, "not_found")
+  })
+
+  test("console endpoints stay out of the API description", async () => {
+    const doc = await api(server)("GET", "/api/openapi.json", { key: null })
+    expect(Object.keys(doc.body.paths).filter((p) => p.startsWith("/console"))).toEqual([])
+  })
+})
+
+describe("console sessions", () => {
+  test("sign-in sets an opaque HttpOnly SameSite=Strict cookie; an unknown key is refused", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    expect(s.setCookie).toMatch(/^encounterd_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/)
+    expect(s.setCookie).not.toContain(server.keys.a.slice(4, 20))
+    const info = await consoleCall(server, s, "GET", "/console/api/session")
+    expect({ status: info.status, slug: info.body.workspace.slug, scopes: info.body.scopes, csrf: info.body.csrf_token }).toEqual({
+      status: 200,
+      slug: "clinic-a",
+      scopes: ["encounters"],
+      csrf: s.csrf
+    })
+    expect(info.headers.get("cache-control")).toBe("no-store")
+    const bad = await consoleCall(server, undefined, "POST", "/console/api/session", { body: { api_key: "eik_nope" } })
+    expectProblem(bad, 401, "unauthorized")
+    expectProblem(await consoleCall(server, undefined, "POST", "/console/api/session", { body: {} }), 422, "validation_failed")
+  })
+
+  test("over an https public URL the cookie is Secure with the __Host- prefix", async () => {
+    const secure = await startTestServer({ config: { publicUrl: "https://console.example.test" } })
+    try {
+      const s = await signInConsole(secure, secure.keys.a)
+      expect(s.setCookie).toMatch(/^__Host-encounterd_session=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/)
+      expect((await consoleCall(secure, s, "GET", "/console/api/session")).status).toBe(200)
+    } finally {
+      await secure.close()
+    }
+  })
+
+  test("without a session, or with an unknown one, console data is refused", async () => {
+    expectProblem(await consoleCall(server, undefined, "GET", "/console/api/encounters"), 401, "session_required")
+    const forged = { cookie: "encounterd_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", csrf: "x", setCookie: "" }
+    const res = await consoleCall(server, forged, "GET", "/console/api/encounters")
+    expectProblem(res, 401, "session_required")
+    expect(res.headers.get("set-cookie")).toContain("Max-Age=0")
+  })
+
+  test("sign-out needs the CSRF token, then ends the session", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    expectProblem(await consoleCall(server, s, "POST", "/console/api/sign-out", { csrf: null }), 403, "csrf_failed")
+    expect((await consoleCall(server, s, "GET", "/console/api/session")).status).toBe(200)
+    const out = await consoleCall(server, s, "POST", "/console/api/sign-out")
+    expect(out.status).toBe(204)
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0")
+    expectProblem(await consoleCall(server, s, "GET", "/console/api/session"), 401, "session_required")
+  })
+
+  test("a revoked key ends its sessions at the next request, and the cookie is cleared", async () => {
+    const fresh = await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write"]))
+    const s = await signInConsole(server, fresh.key)
+    expect((await consoleCall(server, s, "GET", "/console/api/encounters")).status).toBe(200)
+    await server.runtime.runPromise(revokeApiKey(fresh.id))
+    const res = await consoleCall(server, s, "GET", "/console/api/encounters")
+    expectProblem(res, 401, "session_required")
+    expect(res.headers.get("set-cookie")).toMatch(/^encounterd_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/)
+  })
+})
+
+describe("console writes", () => {
+  const firstClaim = async (externalId: string) => {
+    const list = await api(server)("GET", `/api/encounters?external_id=${externalId}`)
+    return { claimId: String(list.body.items[0].latest_claim.id), encounterId: String(list.body.items[0].id) }
+  }
+
+  test("a status move without, or with a wrong, CSRF token or from another origin is refused and changes nothing", async () => {
+    const s = await signInConsole(server, server.keys.aWriter)
+    const { claimId, encounterId } = await firstClaim("con-1002")
+    const path = `/console/api/claims/${claimId}/status`
+    expectProblem(await consoleCall(server, s, "POST", path, { body: { status: "coded" }, csrf: null }), 403, "csrf_failed")
+    expectProblem(await consoleCall(server, s, "POST", path, { body: { status: "coded" }, csrf: `${s.csrf}x` }), 403, "csrf_failed")
+    const foreign = { body: { status: "coded" }, headers: { origin: "https://evil.example" } }
+    expectProblem(await consoleCall(server, s, "POST", path, foreign), 403, "csrf_failed")
+    const crossSite = { body: { api_key: server.keys.a }, headers: { origin: "https://evil.example" } }
+    expectProblem(await consoleCall(server, undefined, "POST", "/console/api/session", crossSite), 403, "csrf_failed")
+    const read = await api(server)("GET", `/api/encounters/${encounterId}`)
+    expect(read.body.latest_claim.status).toBe("draft")
+  })
+
+  test("a move follows the transition table and appears in the encounter's timeline only", async () => {
+    const s = await signInConsole(server, server.keys.aWriter)
+    const { claimId, encounterId } = await firstClaim("con-1003")
+    const other = await firstClaim("con-1004")
+    const path = `/console/api/claims/${claimId}/status`
+    const refused = await consoleCall(server, s, "POST", path, { body: { status: "paid" } })
+    expectProblem(refused, 409, "invalid_transition")
+    const moved = await consoleCall(server, s, "POST", path, { body: { status: "coded", note: "checked" } })
+    expect({ status: moved.status, claim: moved.body.claim.status }).toEqual({ status: 200, claim: "coded" })
+    await consoleCall(server, s, "POST", `/console/api/claims/${other.claimId}/status`, { body: { status: "not_billable" } })
+    const detail = await consoleCall(server, s, "GET", `/console/api/encounters/${encounterId}`)
+    expect(detail.body.allowed_transitions).toEqual([...ClaimTransitions.coded])
+    expect(detail.body.timeline.complete).toBe(true)
+    expect(
+      detail.body.timeline.events.map((e: { event_type: string; payload: { encounter_id: string; status: string } }) => [
+        e.event_type,
+        e.payload.encounter_id,
+        e.payload.status
+      ])
+    ).toEqual([
+      ["ExternalApi.Encounter.Created", encounterId, "draft"],
+      ["ExternalApi.Encounter.StatusUpdated", encounterId, "coded"]
+    ])
+  })
+
+  test("a key without claims:write cannot move a claim", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const { claimId } = await firstClaim("con-1005")
+    expectProblem(await consoleCall(server, s, "POST", `/console/api/claims/${claimId}/status`, { body: { status: "coded" } }), 403, "forbidden")
+  })
+})
+
+describe("console reads", () => {
+  test("encounter rows: patient, date of service, total charge, claim status; filter by external id", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const res = await consoleCall(server, s, "GET", "/console/api/encounters?external_id=con-1006")
+    expect(res.body.items).toEqual([
+      expect.objectContaining({ external_id: "con-1006", patient_name: "Taylor Mockford", date_of_service: "2026-10-06", total_charge_cents: 33800, claim_status: "draft" })
+    ])
+  })
+
+  test("the created range is inclusive of whole UTC days; bad dates name the field", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    // The day the seeded encounters were created (not the clock's day now: the run may span midnight).
+    const newest = await consoleCall(server, s, "GET", "/console/api/encounters?limit=1")
+    const today = String(newest.body.items[0].created_at).slice(0, 10)
+    const yesterday = new Date(Date.parse(today) - 86_400_000).toISOString().slice(0, 10)
+    const oldest = await consoleCall(server, s, "GET", "/console/api/encounters?external_id=con-1001")
+    expect(String(oldest.body.items[0].created_at).slice(0, 10)).toBe(today)
+    const all = await consoleCall(server, s, "GET", `/console/api/encounters?created_from=${today}&created_to=${today}`)
+    expect(all.body.items.length).toBe(7)
+    const none = await consoleCall(server, s, "GET", `/console/api/encounters?created_to=${yesterday}`)
+    expect(none.body.items).toEqual([])
+    const later = await consoleCall(server, s, "GET", `/console/api/encounters?created_from=2999-01-01`)
+    expect(later.body.items).toEqual([])
+    const bad = await consoleCall(server, s, "GET", "/console/api/encounters?created_from=last-week&created_to=2020-01-01&claim_status=nope")
+    expectProblem(bad, 400, "invalid_parameter")
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["claim_status", "created_from"])
+    const reversed = await consoleCall(server, s, "GET", "/console/api/encounters?created_from=2026-02-02&created_to=2026-02-01")
+    expect(reversed.body.errors.map((e: { path: string }) => e.path)).toEqual(["created_to"])
+  })
+
+  test("pages walk forward and back without gaps or repeats, and tokens are bound to their filters", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const base = "/console/api/encounters?limit=3&created_to=2999-12-31"
+    const seen: Array<string> = []
+    let token: string | null = null
+    let last: { prev: string | null } = { prev: null }
+    do {
+      const page = await consoleCall(server, s, "GET", token === null ? base : `${base}&page_token=${token}`)
+      seen.push(...page.body.items.map((i: { external_id: string }) => i.external_id))
+      token = page.body.next_page_token
+      last = { prev: page.body.prev_page_token }
+    } while (token !== null)
+    expect(seen).toEqual(["con-1007", "con-1006", "con-1005", "con-1004", "con-1003", "con-1002", "con-1001"])
+    const back = await consoleCall(server, s, "GET", `${base}&page_token=${last.prev}`)
+    expect(back.body.items.map((i: { external_id: string }) => i.external_id)).toEqual(["con-1004", "con-1003", "con-1002"])
+    const first = await consoleCall(server, s, "GET", base)
+    const misused = await consoleCall(server, s, "GET", `/console/api/encounters?limit=3&page_token=${first.body.next_page_token}`)
+    expectProblem(misused, 400, "invalid_parameter")
+  })
+
+  test("another workspace's encounter is not found", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const theirs = await api(server)("GET", "/api/encounters?external_id=other-1001", { key: server.keys.b })
+    expectProblem(await consoleCall(server, s, "GET", `/console/api/encounters/${theirs.body.items[0].id}`), 404, "not_found")
+    const mine = await consoleCall(server, s, "GET", "/console/api/encounters?external_id=other-1001")
+    expect(mine.body.items).toEqual([])
+  })
+
+  test("claim counts per status, exact up to the cap", async () => {
+    const s = await signInConsole(server, server.keys.b)
+    const res = await consoleCall(server, s, "GET", "/console/api/claims/counts")
+    const draft = res.body.counts.find((c: { status: string }) => c.status === "draft")
+    expect(draft).toEqual({ status: "draft", count: 2, more: false, allowed_transitions: [...ClaimTransitions.draft] })
+    expect(res.body.counts.length).toBe(Object.keys(ClaimTransitions).length)
+    const capped = await server.runtime.runPromise(countClaimsByStatus(WorkspaceId.make(server.workspaces.b), 1))
+    expect(capped.find((c) => c.status === "draft")).toEqual({ status: "draft", count: 1, more: true })
+  })
+})
+
+describe("console intake log", () => {
+  test("rejected requests with their errors; one request with its body as received", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const list = await consoleCall(server, s, "GET", "/console/api/intake-requests?outcome=rejected")
+    expect(list.body.items.map((i: { external_id: string; outcome: string }) => [i.external_id, i.outcome])).toEqual([["con-bad-1", "rejected"]])
+    const [rejected] = list.body.items
+    expect(rejected.errors.map((e: { path: string }) => e.path)).toContain("billing_provider.npi")
+    const one = await consoleCall(server, s, "GET", `/console/api/intake-requests/${rejected.id}`)
+    expect({ status: one.status, type: one.body.content_type, external: JSON.parse(one.body.body).external_id }).toEqual({
+      status: 200,
+      type: "application/json",
+      external: "con-bad-1"
+    })
+    expectProblem(await consoleCall(server, s, "GET", "/console/api/intake-requests?outcome=lost"), 400, "invalid_parameter")
+  })
+
+  test("another workspace's request is not found, nor listed", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const theirs = await api(server)("GET", "/api/intake-requests?external_id=other-bad-1", { key: server.keys.b })
+    expectProblem(await consoleCall(server, s, "GET", `/console/api/intake-requests/${theirs.body.items[0].id}`), 404, "not_found")
+    const mine = await consoleCall(server, s, "GET", "/console/api/intake-requests?external_id=other-bad-1")
+    expect(mine.body.items).toEqual([])
+  })
+
+  test("an encounter names the accepted request it came from", async () => {
+    const s = await signInConsole(server, server.keys.a)
+    const row = await consoleCall(server, s, "GET", "/console/api/encounters?external_id=con-1001")
+    const detail = await consoleCall(server, s, "GET", `/console/api/encounters/${row.body.items[0].id}`)
+    const intake = await consoleCall(server, s, "GET", `/console/api/intake-requests/${detail.body.intake_request_id}`)
+    expect([intake.body.outcome, intake.body.encounter_id, intake.body.external_id]).toEqual(["accepted", row.body.items[0].id, "con-1001"])
+  })
+})

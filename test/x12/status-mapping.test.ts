@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test"
+import { canTransition, type ClaimStatus } from "../../lib/domain/claim-status.js"
+import type { Status277 } from "../../lib/x12/read/ack-277ca.js"
+import { statusFrom277Category, statusFrom277Claim, statusFrom835Claim, statusFrom999Set } from "../../lib/x12/status-mapping.js"
+
+const stc = (...categories: ReadonlyArray<string>): Status277 => ({
+  codes: categories.map((category) => ({ category, status: "0", entity: undefined })),
+  date: "2026-11-24",
+  action: undefined,
+  amount_cents: undefined,
+  text: undefined
+})
+
+describe("status mapping", () => {
+  test("277CA categories: A1/A0 acknowledge, A2/A5 start processing, A3/A4/A6/A7/A8 reject, others change nothing", () => {
+    const kinds = ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "P1", "E0", "F1"].map((c) => {
+      const a = statusFrom277Category(c, "n")
+      return a.kind === "ack" ? `ack:${a.processing_started}` : a.kind === "move" ? `move:${a.to}` : "none"
+    })
+    expect(kinds).toEqual(["ack:false", "ack:false", "ack:true", "move:rejected", "move:rejected", "ack:true", "move:rejected", "move:rejected", "move:rejected", "none", "none", "none"])
+  })
+
+  test("277CA claim: a rejection anywhere wins, then A2 over A1; no status is nothing to do", () => {
+    expect(statusFrom277Claim({ statuses: [stc("A1"), stc("A2")] })).toMatchObject({ kind: "ack", processing_started: true })
+    expect(statusFrom277Claim({ statuses: [stc("A2"), stc("P1", "A7")] })).toMatchObject({ kind: "move", to: "rejected" })
+    expect(statusFrom277Claim({ statuses: [stc("P1")] })).toEqual({ kind: "none", note: "277CA P1:0" })
+    expect(statusFrom277Claim({ statuses: [] })).toEqual({ kind: "none", note: "277CA without status" })
+  })
+
+  test("835 CLP02: processed with money is paid, without money denied, 4 denied, 22 review, 23/25 nothing", () => {
+    const to = (status_code: string, paid_cents: number) => {
+      const a = statusFrom835Claim({ status_code, paid_cents, charge_cents: 10000, patient_responsibility_cents: undefined })
+      return a.kind === "move" ? a.to : a.kind
+    }
+    for (const code of ["1", "2", "3", "19", "20", "21"]) {
+      expect(to(code, 5000)).toBe("paid")
+      expect(to(code, 0)).toBe("denied")
+    }
+    expect(to("1", -100)).toBe("era_requires_review")
+    expect(to("4", 0)).toBe("denied")
+    expect(to("22", -5000)).toBe("era_requires_review")
+    expect(to("23", 0)).toBe("none")
+    expect(to("25", 0)).toBe("none")
+  })
+
+  test("999: rejected sets bounce, accepted sets are acknowledged", () => {
+    expect(statusFrom999Set({ accepted: false, code: "R", control_number: "0003", error_codes: ["5"] })).toEqual({
+      kind: "move",
+      to: "submission_bounced",
+      note: "999 R: transaction set 0003 rejected (5)"
+    })
+    expect(statusFrom999Set({ accepted: true, code: "E", control_number: "0002", error_codes: [] })).toMatchObject({ kind: "ack" })
+  })
+
+  test("the first response's moves are allowed from submitted_to_payer by the transition table", () => {
+    const targets: ReadonlyArray<ClaimStatus> = ["rejected", "paid", "denied", "submission_bounced"]
+    for (const to of targets) expect(canTransition("submitted_to_payer", to)).toBe(true)
+  })
+})
