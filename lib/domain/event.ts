@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import { EventId, WorkspaceId } from "./ids.js"
 
 export const EventTypes = ["ExternalApi.Encounter.Created", "ExternalApi.Encounter.StatusUpdated"] as const
@@ -46,6 +46,37 @@ export type EventRecord = typeof EventRecord.Type
 /** An event as read back: `seq` is assigned by storage and orders the feed in recorded order. */
 export const StoredEvent = Schema.Struct({ seq: Schema.Number, ...EventRecord.fields })
 export type StoredEvent = typeof StoredEvent.Type
+
+/**
+ * A stored event's payload as the JSON text it was stored as: `JSON.stringify` of an
+ * `EventPayload`. Reads hand it on as text, so an event page is spliced rather than parsed and
+ * serialised again.
+ */
+export const PayloadJson = Schema.String.pipe(
+  Schema.filter((s) => s.startsWith("{") && s.endsWith("}"), { message: () => "a JSON object" }),
+  Schema.brand("PayloadJson")
+)
+export type PayloadJson = typeof PayloadJson.Type
+
+/** An event as storage reads it back for the feed: the stored event with its payload as stored text. */
+export const FeedEvent = Schema.Struct({ ...StoredEvent.fields, payload: PayloadJson })
+export type FeedEvent = typeof FeedEvent.Type
+
+/** The feed's form of a stored event (the text every SQL adapter stores). */
+export const toFeedEvent = (e: StoredEvent): FeedEvent => ({ ...e, payload: PayloadJson.make(JSON.stringify(e.payload)) })
+
+const decodePayload = Schema.decodeUnknownEither(Schema.parseJson(EventPayload))
+
+/** A feed event with its payload parsed; a payload that is not an EventPayload fails with the parse error. */
+export const parseFeedEvent = (e: FeedEvent) => Either.map(decodePayload(e.payload), (payload): StoredEvent => ({ ...e, payload }))
+
+/**
+ * The event's JSON as callers read it, spliced from the stored payload text: byte for byte
+ * `JSON.stringify(toEvent(record))` (the same keys in the same order; the stored text is the
+ * compact `JSON.stringify` of the payload, so parsing and serialising it again answers it unchanged).
+ */
+export const eventJson = (e: FeedEvent): string =>
+  `{"id":${JSON.stringify(e.id)},"created_at":${JSON.stringify(e.created_at)},"timestamp":${JSON.stringify(e.timestamp)},"event_type":${JSON.stringify(e.event_type)},"schema_version":"${SCHEMA_VERSION}","payload":${e.payload}}`
 
 export const toEvent = (e: EventRecord): Event => ({
   id: e.id,

@@ -15,6 +15,10 @@ export interface Page<A> {
   readonly prev_page_token: string | null
 }
 
+/** A page as JSON text with each item's JSON text spliced in: `JSON.stringify` of the page of rendered items. */
+export const pageJson = <A>(page: Page<A>, itemJson: (a: A) => string): string =>
+  `{"items":[${page.items.map(itemJson).join(",")}],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`
+
 export const MAX_LIMIT = 100
 export const DEFAULT_LIMIT = 100
 

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
-import type { StoredEvent } from "../domain/event.js"
+import type { FeedEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
@@ -102,8 +102,9 @@ export interface StorageShape {
   readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileRecord>, StorageError>
 
-  readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
-  readonly findEvent: (ws: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<StoredEvent>, StorageError>
+  /** Feed reads hand the payload on as its stored JSON text (`FeedEvent`). */
+  readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<FeedEvent>, StorageError>
+  readonly findEvent: (ws: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<FeedEvent>, StorageError>
 
   readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
   readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>

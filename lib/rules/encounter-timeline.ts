@@ -1,6 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { EncounterRecord } from "../domain/encounter.js"
-import { type Event, toEvent } from "../domain/event.js"
+import { type Event, parseFeedEvent, toEvent } from "../domain/event.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
@@ -32,7 +32,8 @@ export const encounterTimeline = (workspaceId: WorkspaceId, encounter: Encounter
       const taken = rows.slice(0, PAGE)
       for (const row of taken) {
         if (row.created_at < encounter.created_at) return { events: newestFirst.reverse(), complete: true } satisfies Timeline
-        if (row.payload.encounter_id === encounter.id) newestFirst.push(toEvent(row))
+        const event = parseFeedEvent(row)
+        if (Either.isRight(event) && event.right.payload.encounter_id === encounter.id) newestFirst.push(toEvent(event.right))
       }
       const oldest = taken[taken.length - 1]
       if (rows.length <= PAGE || oldest === undefined) return { events: newestFirst.reverse(), complete: true } satisfies Timeline

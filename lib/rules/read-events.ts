@@ -1,6 +1,6 @@
-import { Effect, Option } from "effect"
-import { EventNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
-import { EventTypes, toEvent } from "../domain/event.js"
+import { Effect, Either, Option } from "effect"
+import { EventNotFound, FieldIssue, InvalidQuery, StorageError } from "../domain/errors.js"
+import { type Event, EventTypes, type FeedEvent, parseFeedEvent, toEvent } from "../domain/event.js"
 import { EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
@@ -15,11 +15,19 @@ export interface EventListQuery {
   readonly page_token?: string | undefined
 }
 
+/** The event of a feed row, its stored payload parsed; a stored payload that is not an EventPayload is a storage failure. */
+const eventOf = (operation: string) => (row: FeedEvent): Effect.Effect<Event, StorageError> =>
+  Either.match(parseFeedEvent(row), {
+    onLeft: (cause) => Effect.fail(new StorageError({ operation, cause })),
+    onRight: (stored) => Effect.succeed(toEvent(stored))
+  })
+
 /**
  * Events oldest first in recorded order, filtered by type and inclusive time bounds, keyset-paged:
- * a poller that follows `next_page_token` never misses or repeats an event.
+ * a poller that follows `next_page_token` never misses or repeats an event. The items are the feed
+ * rows, payloads as stored JSON text (`eventJson` renders one); `listEvents` parses them.
  */
-export const listEvents = (workspaceId: WorkspaceId, query: EventListQuery) =>
+export const listEventFeed = (workspaceId: WorkspaceId, query: EventListQuery) =>
   Effect.gen(function* () {
     const issues: Array<FieldIssue> = []
     const limit = yield* checkLimit(query.limit)
@@ -46,15 +54,24 @@ export const listEvents = (workspaceId: WorkspaceId, query: EventListQuery) =>
       position,
       limit
     })
-    return toPage(rows, limit, position, (e) => [e.seq], scope, toEvent)
+    return toPage(rows, limit, position, (e) => [e.seq], scope, (e) => e)
   })
 
-/** One event of the workspace; unknown, malformed or another workspace's id is not found. */
-export const getEvent = (workspaceId: WorkspaceId, id: string) =>
+/** `listEventFeed` with each event's payload parsed. */
+export const listEvents = (workspaceId: WorkspaceId, query: EventListQuery) =>
+  Effect.flatMap(listEventFeed(workspaceId, query), (page) =>
+    Effect.map(Effect.forEach(page.items, eventOf("listEvents")), (items) => ({ ...page, items }))
+  )
+
+/** One event of the workspace as a feed row; unknown, malformed or another workspace's id is not found. */
+export const getFeedEvent = (workspaceId: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new EventNotFound({ id })
     const storage = yield* Storage
     const found = yield* storage.findEvent(workspaceId, EventId.make(id))
     if (Option.isNone(found)) return yield* new EventNotFound({ id })
-    return toEvent(found.value)
+    return found.value
   })
+
+/** `getFeedEvent` with the payload parsed. */
+export const getEvent = (workspaceId: WorkspaceId, id: string) => Effect.flatMap(getFeedEvent(workspaceId, id), eventOf("findEvent"))

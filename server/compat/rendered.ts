@@ -1,5 +1,5 @@
 import type { EncounterWithClaim } from "../../lib/domain/encounter.js"
-import type { Page } from "../../lib/domain/page.js"
+import { type Page, pageJson } from "../../lib/domain/page.js"
 import { toCompatEncounter } from "./encounter.js"
 
 /**
@@ -52,4 +52,4 @@ export const compatJson = (row: EncounterWithClaim, baseUrl: string): string => 
 
 /** A page of compat encounters as JSON text: the items' renders spliced into the page. */
 export const compatPageJson = (page: Page<EncounterWithClaim>, baseUrl: string): string =>
-  `{"items":[${page.items.map((row) => compatJson(row, baseUrl)).join(",")}],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`
+  pageJson(page, (row) => compatJson(row, baseUrl))

@@ -1,9 +1,9 @@
 import { Effect, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
-import { Event } from "../../lib/domain/event.js"
-import { Page } from "../../lib/domain/page.js"
+import { Event, eventJson } from "../../lib/domain/event.js"
+import { Page, pageJson } from "../../lib/domain/page.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
-import { getEvent, listEvents } from "../../lib/rules/read-events.js"
+import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
 import { compatJson, compatPageJson } from "../compat/rendered.js"
 import { CompatEncounter } from "../compat/schema.js"
 import { authed, json, NoQuery, text } from "../route.js"
@@ -58,11 +58,11 @@ export const compatEventsRoute = authed(
   },
   ({ principal, query }) =>
     Effect.map(
-      listEvents(principal.workspace.id, {
+      listEventFeed(principal.workspace.id, {
         ...query,
         event_types: query.event_types === undefined ? undefined : typeof query.event_types === "string" ? [query.event_types] : query.event_types
       }),
-      (page) => json(200, page)
+      (page) => text(200, pageJson(page, eventJson), "application/json")
     )
 )
 
@@ -76,7 +76,7 @@ export const compatEventRoute = authed(
     query: NoQuery,
     responses: { 200: { description: "The event", schema: Event }, ...problems(401, 404, 429) }
   },
-  ({ principal, params }) => Effect.map(getEvent(principal.workspace.id, params.event_id ?? ""), (e) => json(200, e))
+  ({ principal, params }) => Effect.map(getFeedEvent(principal.workspace.id, params.event_id ?? ""), (e) => text(200, eventJson(e), "application/json"))
 )
 
 export const compatGetRoute = authed(

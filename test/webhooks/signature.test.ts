@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Either } from "effect"
 import { Webhook } from "standardwebhooks"
-import { SCHEMA_VERSION, toEvent } from "../../lib/domain/event.js"
+import { SCHEMA_VERSION, toEvent, toFeedEvent } from "../../lib/domain/event.js"
 import { EventId, WorkspaceId } from "../../lib/domain/ids.js"
 import { SealedSecret, WebhookEndpointId } from "../../lib/domain/webhook.js"
 import { webhookMessage } from "../../lib/webhooks/message.js"
@@ -98,7 +98,7 @@ describe("the message of an event", () => {
       timestamp: "2026-01-01T00:00:00.000Z",
       payload: { encounter_id: "e", external_id: "x", claim_id: "c", status: "created" }
     }
-    const message = webhookMessage(record)
+    const message = webhookMessage(toFeedEvent({ seq: 1, ...record }))
     expect(message.id).toBe(record.id)
     expect(message.body).toBe(JSON.stringify(toEvent(record)))
     expect(JSON.parse(message.body)).toEqual({

@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type RawRequestRecord } from "../../domain/encounter.js"
 import { byReceipt } from "../../domain/remittance.js"
-import { recordedAt, type StoredEvent } from "../../domain/event.js"
+import { recordedAt, type StoredEvent, toFeedEvent } from "../../domain/event.js"
 import { StorageError } from "../../domain/errors.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
@@ -268,15 +268,16 @@ export const makeMemoryStorage = (): StorageShape => {
         // List order is oldest first: "next" reads ascending seq above the position.
         if (pos === undefined || pos.dir === "next") {
           const from = pos === undefined ? 0 : Number(pos.key[0])
-          return events.filter((e) => e.seq > from && match(e)).slice(0, q.limit + 1)
+          return events.filter((e) => e.seq > from && match(e)).slice(0, q.limit + 1).map(toFeedEvent)
         }
         const below = Number(pos.key[0])
         return events
           .filter((e) => e.seq < below && match(e))
           .reverse()
           .slice(0, q.limit + 1)
+          .map(toFeedEvent)
       }),
-    findEvent: (ws, id) => sync(() => inWorkspace(ws, events.find((e) => e.id === id))),
+    findEvent: (ws, id) => sync(() => Option.map(inWorkspace(ws, events.find((e) => e.id === id)), toFeedEvent)),
     listWebhookEndpoints: (ws, q) =>
       sync(() =>
         newestFirst(

@@ -98,8 +98,8 @@ export const reads = {
   x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
   x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
   x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
-  event: (ws: string, id: string) => one(S.event(ws, id), (r) => codecs.events.decode(r)),
-  eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => codecs.events.decode(r)),
+  event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
+  eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r)),
   webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
   webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>

@@ -1,5 +1,6 @@
 import type { Position } from "../../domain/page.js"
 import type { EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
+import { FeedEvent } from "../../domain/event.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
 import { command, type Query, query, type SqlValue } from "./dialect.js"
@@ -23,6 +24,9 @@ export const codecs = {
   webhook_endpoints: codecOf(Tables.webhook_endpoints),
   webhook_deliveries: codecOf(Tables.webhook_deliveries)
 } satisfies { readonly [T in TableName]: Codec<unknown> }
+
+/** The feed's reads of `events`: the same columns, the payload left as its stored JSON text. */
+export const eventFeedCodec = codecOf({ ...Tables.events, record: FeedEvent, json: [] })
 
 const list = (columns: ReadonlyArray<string>, alias = "") => columns.map((c) => `${alias}${c}`).join(", ")
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ")
