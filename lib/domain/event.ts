@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { EventId, WorkspaceId } from "./ids.js"
+import type { Page } from "./page.js"
 
 export const EventTypes = ["ExternalApi.Encounter.Created", "ExternalApi.Encounter.StatusUpdated"] as const
 export const EventType = Schema.Literal(...EventTypes)
@@ -70,13 +71,43 @@ const decodePayload = Schema.decodeUnknownEither(Schema.parseJson(EventPayload))
 /** A feed event with its payload parsed; a payload that is not an EventPayload fails with the parse error. */
 export const parseFeedEvent = (e: FeedEvent) => Either.map(decodePayload(e.payload), (payload): StoredEvent => ({ ...e, payload }))
 
+/** A JSON string literal; text without characters JSON escapes (ids, ISO times, event types) is only wrapped in quotes. */
+const PLAIN = /^[\w:.+-]*$/
+const quoted = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s))
+
+/** Appends the event's JSON to `out`, piece by piece (joined once, the text is flat rather than a tree of concatenations). */
+const eventParts = (e: FeedEvent, out: Array<string>): void => {
+  out.push(
+    '{"id":', quoted(e.id),
+    ',"created_at":', quoted(e.created_at),
+    ',"timestamp":', quoted(e.timestamp),
+    ',"event_type":', quoted(e.event_type),
+    `,"schema_version":"${SCHEMA_VERSION}","payload":`, e.payload,
+    "}"
+  )
+}
+
 /**
  * The event's JSON as callers read it, spliced from the stored payload text: byte for byte
  * `JSON.stringify(toEvent(record))` (the same keys in the same order; the stored text is the
  * compact `JSON.stringify` of the payload, so parsing and serialising it again answers it unchanged).
  */
-export const eventJson = (e: FeedEvent): string =>
-  `{"id":${JSON.stringify(e.id)},"created_at":${JSON.stringify(e.created_at)},"timestamp":${JSON.stringify(e.timestamp)},"event_type":${JSON.stringify(e.event_type)},"schema_version":"${SCHEMA_VERSION}","payload":${e.payload}}`
+export const eventJson = (e: FeedEvent): string => {
+  const out: Array<string> = []
+  eventParts(e, out)
+  return out.join("")
+}
+
+/** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced as `eventJson` is. */
+export const eventPageJson = (page: Page<FeedEvent>): string => {
+  const out: Array<string> = ['{"items":[']
+  page.items.forEach((e, i) => {
+    if (i > 0) out.push(",")
+    eventParts(e, out)
+  })
+  out.push('],"next_page_token":', JSON.stringify(page.next_page_token), ',"prev_page_token":', JSON.stringify(page.prev_page_token), "}")
+  return out.join("")
+}
 
 export const toEvent = (e: EventRecord): Event => ({
   id: e.id,

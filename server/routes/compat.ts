@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
-import { Event, eventJson } from "../../lib/domain/event.js"
-import { Page, pageJson } from "../../lib/domain/page.js"
+import { Event, eventJson, eventPageJson } from "../../lib/domain/event.js"
+import { Page } from "../../lib/domain/page.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
 import { compatJson, compatPageJson } from "../compat/rendered.js"
@@ -62,7 +62,7 @@ export const compatEventsRoute = authed(
         ...query,
         event_types: query.event_types === undefined ? undefined : typeof query.event_types === "string" ? [query.event_types] : query.event_types
       }),
-      (page) => text(200, pageJson(page, eventJson), "application/json")
+      (page) => text(200, eventPageJson(page), "application/json")
     )
 )
 

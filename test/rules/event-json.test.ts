@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { Either } from "effect"
 import fc from "fast-check"
-import { eventJson, parseFeedEvent, PayloadJson, type StoredEvent, toEvent, toFeedEvent } from "../../lib/domain/event.js"
+import { eventJson, eventPageJson, parseFeedEvent, PayloadJson, type StoredEvent, toEvent, toFeedEvent } from "../../lib/domain/event.js"
 import { EventId, WorkspaceId } from "../../lib/domain/ids.js"
-import { pageJson } from "../../lib/domain/page.js"
 
 /** Any text a payload may carry: full Unicode, lone surrogates, quotes, backslashes and control characters. */
 const anyText = fc
@@ -37,7 +36,7 @@ describe("an event's JSON spliced from its stored payload text", () => {
     fc.assert(
       fc.property(fc.array(storedEvent, { maxLength: 5 }), fc.option(fc.string()), fc.option(fc.string()), (events, next, prev) => {
         const page = { items: events.map(toFeedEvent), next_page_token: next, prev_page_token: prev }
-        expect(pageJson(page, eventJson)).toBe(JSON.stringify({ ...page, items: events.map(toEvent) }))
+        expect(eventPageJson(page)).toBe(JSON.stringify({ ...page, items: events.map(toEvent) }))
       })
     )
   })
