@@ -27,6 +27,19 @@ export interface EventScan {
   readonly limit: number
 }
 
+/** An encounter's own events oldest first by recorded order (seq); rows come back in scan order, at most `limit + 1`. */
+export interface EncounterEventScan {
+  /** Only events recorded after this place in the feed (a `seq`). */
+  readonly after?: number | undefined
+  readonly limit: number
+}
+
+/** How many encounters' latest claims are in one status. */
+export interface ClaimStatusCount {
+  readonly status: string
+  readonly count: number
+}
+
 /** List raw requests newest first by (received_at, id); rows come back in scan order, at most `limit + 1`. */
 export interface RawRequestScan {
   readonly outcome?: IntakeOutcome | undefined
@@ -85,6 +98,8 @@ export interface StorageShape {
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
+  /** Exact counts of the workspace's encounters by their latest claim's status, for the statuses that have any (in no set order). */
+  readonly countClaimStatuses: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ClaimStatusCount>, StorageError>
   /** A claim by its own id, with its encounter and remittances. */
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   /** A claim by its patient control number, with its encounter and remittances. */
@@ -104,6 +119,12 @@ export interface StorageShape {
 
   readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
   readonly findEvent: (ws: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<StoredEvent>, StorageError>
+  /** The events that name this encounter (`payload.encounter_id`), oldest first: its timeline. */
+  readonly listEncounterEvents: (
+    ws: WorkspaceId,
+    encounterId: EncounterId,
+    q: EncounterEventScan
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
 
   readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
   readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>
