@@ -22,7 +22,8 @@ afterAll(() => server.close())
 
 describe("console page and assets", () => {
   test("every console path answers the page with the strict CSP; it has no inline script or style", async () => {
-    for (const path of ["/console", "/console/", "/console/encounters", "/console/claims", `/console/encounters/${unknownUuid()}`]) {
+    const paths = ["/console", "/console/", "/console/encounters", "/console/claims", `/console/encounters/${unknownUuid()}`, "/console/webhooks", `/console/webhooks/${unknownUuid()}`, "/console/clearinghouse", `/console/clearinghouse/files/${unknownUuid()}`]
+    for (const path of paths) {
       const res = await fetch(`${server.url}${path}`)
       expect({ path, status: res.status, csp: res.headers.get("content-security-policy") }).toEqual({ path, status: 200, csp: CSP })
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8")
