@@ -56,6 +56,8 @@ const start = (firstRun: boolean, n: number): Promise<Running> =>
 interface Setup {
   readonly key: string
   readonly endpointId: string
+  /** The 277CA the exchange imported. */
+  readonly fileId: string
 }
 
 const setUp = async (): Promise<Setup> => {
@@ -72,9 +74,9 @@ const setUp = async (): Promise<Setup> => {
   const created: unknown = await endpoint.json()
   const endpointId = typeof created === "object" && created !== null && "id" in created ? String(created.id) : ""
   if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${JSON.stringify(created)}`)
-  await seedExchange(server.url, key, "console-x12")
+  const exchange = await seedExchange(server.url, key, "console-x12")
   await work.stop(server.proc, "the server")
-  return { key, endpointId }
+  return { key, endpointId, fileId: exchange.fileIds[0] ?? "" }
 }
 
 // ---- bulk load --------------------------------------------------------------------------------
@@ -85,6 +87,13 @@ type Row = Record<string, SQLQueryBindings>
 const inserter = (db: Database, table: string, columns: ReadonlyArray<string>) => {
   const stmt = db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
   return (row: Row) => stmt.run(...columns.map((c) => row[c] ?? null))
+}
+
+/** A stored JSON object's fields. */
+const jsonObject = (text: string): Record<string, unknown> => {
+  const value: unknown = JSON.parse(text)
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`not a JSON object: ${text.slice(0, 80)}`)
+  return Object.fromEntries(Object.entries(value))
 }
 
 /** The template's row of a table. */
@@ -119,8 +128,8 @@ const bulkLoad = (endpointId: string): { readonly oldest: string; readonly newes
     const t0 = Date.parse(last) + 1000
     const payloadText = String(encounter.payload)
     const marker = JSON.stringify(TEMPLATE_ID)
-    const eventPayload = JSON.parse(String(event.payload)) as Record<string, unknown>
-    const result = JSON.parse(String(accepted.result)) as Record<string, unknown>
+    const eventPayload = jsonObject(String(event.payload))
+    const result = jsonObject(String(accepted.result))
     const put = {
       encounter: inserter(db, "encounters", Object.keys(encounter)),
       claim: inserter(db, "claims", Object.keys(claim)),
@@ -287,10 +296,8 @@ const main = async (): Promise<string> => {
   const server = await start(false, 2)
   const logPath = join(work.dir, "server-2.log")
   const cookie = await signIn(server.url, setup.key)
-  const files = await (await fetch(`${server.url}/console/api/x12/files`, { headers: { cookie } })).json()
-  const fileId = String((files as { items: Array<{ id: string; kind: string }> }).items.find((f) => f.kind === "277CA")?.id)
   const today = new Date().toISOString().slice(0, 10)
-  const list = probes(ids, setup.endpointId, fileId, today)
+  const list = probes(ids, setup.endpointId, setup.fileId, today)
   let n = 0
   // The request ids of each run of each page load.
   const sent = new Map<string, { readonly probe: Probe; readonly run: number }>()
