@@ -27,7 +27,16 @@ export { migrate, migrations } from "./adapters/sql/migrations/index.js"
  * or a stale row. `Tables` defines every stored table once (record schema, JSON columns, unique
  * keys). `DatabaseAdmin`: backup (checked copy) and migration status, provided by each database layer.
  */
-export { Storage, type StorageShape, type EncounterScan, type EventScan, type PageScan, type RawRequestScan } from "./ports/storage.js"
+export {
+  Storage,
+  type StorageShape,
+  type ClaimStatusCount,
+  type EncounterEventScan,
+  type EncounterScan,
+  type EventScan,
+  type PageScan,
+  type RawRequestScan
+} from "./ports/storage.js"
 export { appendEvent, insert, update, type Write, type WriteResult } from "./ports/write.js"
 export { Tables, type TableName, type RecordOf } from "./ports/tables.js"
 export { DatabaseAdmin, type DatabaseAdminShape, type BackupResult } from "./ports/database-admin.js"

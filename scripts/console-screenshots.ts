@@ -6,24 +6,41 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium, type Page } from "playwright-core"
-import { seedEncounters, sendRejected } from "../test/support/console-seed.js"
+import { createApiKey } from "../lib/rules/workspaces.js"
+import { parseRetrySchedule } from "../lib/webhooks/schedule.js"
+import { seedEncounters, seedExchange, sendRejected } from "../test/support/console-seed.js"
 import { startTestServer } from "../test/support/server.js"
+import { startReceiver } from "../test/webhooks/receiver.js"
 
 const out = join(import.meta.dir, "../docs")
 const dataDir = mkdtempSync(join(tmpdir(), "encounterd-shots-"))
-const server = await startTestServer({ db: join(dataDir, "shots.sqlite") })
+// Webhooks to a loopback receiver: two attempts per delivery, 200 ms apart.
+const schedule = parseRetrySchedule("0s,200ms")
+if (schedule._tag === "Left") throw schedule.left
+const receiver = startReceiver(() => "whsec_unused")
+const server = await startTestServer({
+  db: join(dataDir, "shots.sqlite"),
+  webhooks: { allowPrivate: true, schedule: schedule.right, timeoutMs: 1000 },
+  worker: { pollMs: 50 }
+})
 
-const call = async (method: string, path: string, body?: unknown) => {
+const call = async (method: string, path: string, body?: unknown, key = server.keys.aWriter) => {
   const res = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${server.keys.aWriter}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return res.json()
 }
 
-// Some history: claims moved along the table, so that the counts and timelines say something.
+// Webhook endpoints: one that takes every event (its receiver answers, then, moved, fails), one
+// disabled. Some history: claims moved along the table, so that the counts and timelines say something.
+const hooks = (method: string, path: string, body?: unknown) => call(method, path, body, server.keys.aHooks)
+const billing = await hooks("POST", "/api/webhooks/endpoints", { url: receiver.url("/ok"), description: "Billing system" })
+const old = await hooks("POST", "/api/webhooks/endpoints", { url: receiver.url("/old"), description: "Old practice system", event_types: ["ExternalApi.Encounter.Created"] })
+await hooks("PATCH", `/api/webhooks/endpoints/${old.id}`, { status: "disabled" })
 await seedEncounters(server.url, server.keys.aWriter, 24)
+await hooks("PATCH", `/api/webhooks/endpoints/${billing.id}`, { url: receiver.url("/fail") })
 await sendRejected(server.url, server.keys.aWriter, "enc-2001")
 await sendRejected(server.url, server.keys.aWriter, "enc-2002")
 const moves: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
@@ -40,6 +57,13 @@ for (const [externalId, statuses] of moves) {
   const claimId: string = list.items[0].latest_claim.id
   for (const status of statuses) await call("POST", `/api/claims/${claimId}/status`, { status, note: `moved to ${status}` })
 }
+await seedExchange(server.url, server.keys.aWriter, "x12")
+// Until the worker has settled every delivery (the last ones fail after their second attempt).
+for (let i = 0; i < 200; i++) {
+  const page = await hooks("GET", `/api/webhooks/endpoints/${billing.id}/deliveries?status=pending`)
+  if (page.items.length === 0) break
+  await Bun.sleep(100)
+}
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] })
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
@@ -49,7 +73,9 @@ const h1 = (p: Page, name: string | RegExp) => p.getByRole("heading", { level: 1
 await page.goto(`${server.url}/console`)
 await h1(page, "Sign in")
 await shot("sign-in")
-await page.getByLabel("API key").fill(server.keys.aWriter)
+// A key with every scope: the webhooks view needs webhooks:write.
+const everything = await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write", "webhooks:write"]))
+await page.getByLabel("API key").fill(everything.key)
 await page.getByRole("button", { name: "Sign in" }).click()
 await h1(page, "Encounters")
 await page.goto(`${server.url}/console/encounters?created_from=2026-01-01`)
@@ -69,8 +95,15 @@ await shot("claims")
 await page.goto(`${server.url}/console/events?event_type=ExternalApi.Encounter.StatusUpdated`)
 await page.getByRole("table", { name: /Events matching the filters/ }).waitFor()
 await shot("events")
+await page.goto(`${server.url}/console/webhooks/${billing.id}`)
+await page.getByRole("table", { name: /^Deliveries/ }).waitFor()
+await shot("webhooks")
+await page.goto(`${server.url}/console/clearinghouse`)
+await page.getByRole("table", { name: /^Files received/ }).waitFor()
+await shot("clearinghouse")
 
 await browser.close()
 await server.close()
+receiver.stop()
 rmSync(dataDir, { recursive: true, force: true })
 process.stdout.write(`screenshots written to ${out}\n`)

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
-import type { FeedEvent } from "../domain/event.js"
+import type { FeedEvent, StoredEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
@@ -25,6 +25,19 @@ export interface EventScan {
   readonly created_before?: string | undefined
   readonly position?: Position | undefined
   readonly limit: number
+}
+
+/** An encounter's own events oldest first by recorded order (seq); rows come back in scan order, at most `limit + 1`. */
+export interface EncounterEventScan {
+  /** Only events recorded after this place in the feed (a `seq`). */
+  readonly after?: number | undefined
+  readonly limit: number
+}
+
+/** How many encounters' latest claims are in one status. */
+export interface ClaimStatusCount {
+  readonly status: string
+  readonly count: number
 }
 
 /** List raw requests newest first by (received_at, id); rows come back in scan order, at most `limit + 1`. */
@@ -85,6 +98,8 @@ export interface StorageShape {
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
+  /** Exact counts of the workspace's encounters by their latest claim's status, for the statuses that have any (in no set order). */
+  readonly countClaimStatuses: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ClaimStatusCount>, StorageError>
   /** A claim by its own id, with its encounter and remittances. */
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   /** A claim by its patient control number, with its encounter and remittances. */
@@ -105,6 +120,12 @@ export interface StorageShape {
   /** Feed reads hand the payload on as its stored JSON text (`FeedEvent`). */
   readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<FeedEvent>, StorageError>
   readonly findEvent: (ws: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<FeedEvent>, StorageError>
+  /** The events that name this encounter (`payload.encounter_id`), oldest first: its timeline. */
+  readonly listEncounterEvents: (
+    ws: WorkspaceId,
+    encounterId: EncounterId,
+    q: EncounterEventScan
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
 
   readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
   readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>

@@ -1,28 +1,19 @@
 import { Effect } from "effect"
-import { ClaimStatuses } from "../domain/claim-status.js"
+import { ClaimStatuses, isClaimStatus } from "../domain/claim-status.js"
 import type { WorkspaceId } from "../domain/ids.js"
-import { Storage } from "../ports/storage.js"
-
-export interface StatusCount {
-  readonly status: string
-  /** Exact up to `cap`; `more` says there are further claims in this status. */
-  readonly count: number
-  readonly more: boolean
-}
+import { type ClaimStatusCount, Storage } from "../ports/storage.js"
 
 /**
- * How many encounters' latest claims are in each status, exact up to `cap` per status. The storage
- * port has no count: this reads at most `cap + 1` rows per status from the status-ordered index,
- * so its cost does not grow with the workspace.
+ * How many encounters' latest claims are in each status, exactly: every status of the vocabulary
+ * in its order (zero included), then any other stored status (the vocabulary may grow). One
+ * counting read along the (workspace, latest claim status) index: it reads index entries only,
+ * one per encounter of the workspace.
  */
-export const countClaimsByStatus = (workspaceId: WorkspaceId, cap: number) =>
+export const countClaimsByStatus = (workspaceId: WorkspaceId) =>
   Effect.gen(function* () {
-    const storage = yield* Storage
-    return yield* Effect.forEach(ClaimStatuses, (status) =>
-      Effect.map(storage.listEncounters(workspaceId, { claim_status: status, limit: cap }), (rows): StatusCount => ({
-        status,
-        count: Math.min(rows.length, cap),
-        more: rows.length > cap
-      }))
-    )
+    const counted = yield* (yield* Storage).countClaimStatuses(workspaceId)
+    const byStatus = new Map(counted.map((c) => [c.status, c.count]))
+    const known = ClaimStatuses.map((status): ClaimStatusCount => ({ status, count: byStatus.get(status) ?? 0 }))
+    const others = counted.filter((c) => !isClaimStatus(c.status)).sort((a, b) => (a.status < b.status ? -1 : 1))
+    return [...known, ...others]
   })

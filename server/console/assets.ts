@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import * as apiSource from "./client/api.ts" with { type: "text" }
 import * as claimsSource from "./client/claims-view.ts" with { type: "text" }
+import * as clearinghouseSource from "./client/clearinghouse-view.ts" with { type: "text" }
 import * as domSource from "./client/dom.ts" with { type: "text" }
 import * as encounterSource from "./client/encounter-view.ts" with { type: "text" }
 import * as encountersSource from "./client/encounters-view.ts" with { type: "text" }
@@ -10,6 +11,7 @@ import * as intakeSource from "./client/intake-view.ts" with { type: "text" }
 import * as mainSource from "./client/main.ts" with { type: "text" }
 import * as moveSource from "./client/move-claim.ts" with { type: "text" }
 import * as signInSource from "./client/sign-in-view.ts" with { type: "text" }
+import * as webhooksSource from "./client/webhooks-view.ts" with { type: "text" }
 import * as css from "./console.css" with { type: "text" }
 import * as page from "./index.html" with { type: "text" }
 
@@ -36,6 +38,7 @@ const asset = (contentType: string, body: string): Asset => ({
 const scripts: Record<string, unknown> = {
   "api.js": apiSource,
   "claims-view.js": claimsSource,
+  "clearinghouse-view.js": clearinghouseSource,
   "dom.js": domSource,
   "encounter-view.js": encounterSource,
   "encounters-view.js": encountersSource,
@@ -44,7 +47,8 @@ const scripts: Record<string, unknown> = {
   "intake-view.js": intakeSource,
   "main.js": mainSource,
   "move-claim.js": moveSource,
-  "sign-in-view.js": signInSource
+  "sign-in-view.js": signInSource,
+  "webhooks-view.js": webhooksSource
 }
 
 let built: ReadonlyMap<string, Asset> | undefined

@@ -1,10 +1,12 @@
 import type { Route } from "../route.js"
 import { claimCountsRoute, moveClaimRoute } from "./routes/claims.js"
+import { x12BatchesRoute, x12BatchFileRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes } from "./routes/pages.js"
 import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
+import { retryDeliveryRoute, webhookDeliveriesRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
 export const consoleRoutes: ReadonlyArray<Route> = [
@@ -19,5 +21,13 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   moveClaimRoute,
   intakeListRoute,
   intakeGetRoute,
-  consoleEventsRoute
+  consoleEventsRoute,
+  webhookEndpointsRoute,
+  webhookEndpointRoute,
+  webhookDeliveriesRoute,
+  retryDeliveryRoute,
+  x12BatchesRoute,
+  x12BatchFileRoute,
+  x12FilesRoute,
+  x12FileRoute
 ]

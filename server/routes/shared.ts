@@ -12,6 +12,9 @@ export const PageToken = Schema.String.annotations({
   description: "next_page_token or prev_page_token of a previous page, with the same filters"
 })
 
+/** The query of a plain list: a page size and a page token. */
+export const PageQuery = Schema.Struct({ limit: Schema.optional(Limit), page_token: Schema.optional(PageToken) })
+
 const createdFields = { encounter_id: Schema.String, encounterId: Schema.String.annotations({ description: "The same id, camelCase (the vendor SDK's name)" }) }
 export const CreatedResponse = Schema.Struct(createdFields).annotations({ identifier: "EncounterCreated" })
 export const DuplicateResponse = Schema.Struct({ ...createdFields, duplicate: Schema.Literal(true) }).annotations({

@@ -45,7 +45,7 @@ export const RecoveredDoc = Schema.Struct({
   identifier: "WebhookRecovered"
 })
 
-export const PageQuery = Schema.Struct({ limit: Schema.optional(Limit), page_token: Schema.optional(PageToken) })
+export { PageQuery } from "./shared.js"
 export const DeliveryQuery = Schema.Struct({
   status: Schema.optional(WebhookDeliveryStatus),
   limit: Schema.optional(Limit),

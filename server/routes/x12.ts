@@ -8,11 +8,10 @@ import { getX12Batch, getX12BatchRecord, getX12File, listX12Batches, listX12File
 import { readBody, requireJson, requireX12, X12_BODY_LIMIT, X12_CONTENT_TYPES } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, json, NoQuery, raw } from "../route.js"
-import { AnyConflictProblem, Limit, PageToken, problemAs, problems } from "./shared.js"
+import { AnyConflictProblem, PageQuery, problemAs, problems } from "./shared.js"
 import { BatchRequest, InboundResult, X12Batch, X12BatchPage, X12File, X12FilePage, X12Text } from "./x12-docs.js"
 
 const decodeBatchRequest = Schema.decodeUnknownEither(BatchRequest, { errors: "all", onExcessProperty: "ignore" })
-const PageQuery = Schema.Struct({ limit: Schema.optional(Limit), page_token: Schema.optional(PageToken) })
 
 export const createBatchRoute = authed(
   {

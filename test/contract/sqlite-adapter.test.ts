@@ -12,6 +12,10 @@ import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, ManagedRuntime, Option } from "effect"
 import init from "../../lib/adapters/sql/migrations/0001-init.js"
+import encounterClaimColumns from "../../lib/adapters/sql/migrations/0002-encounter-claim-columns.js"
+import intakeLog from "../../lib/adapters/sql/migrations/0003-intake-log.js"
+import webhooks from "../../lib/adapters/sql/migrations/0004-webhooks.js"
+import clearinghouse from "../../lib/adapters/sql/migrations/0005-clearinghouse.js"
 import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
@@ -21,6 +25,7 @@ import { ApiKeyId, ClaimId, EncounterId, WorkspaceId } from "../../lib/domain/id
 import { liveServices } from "../../lib/layers.js"
 import { Storage, type StorageShape } from "../../lib/ports/storage.js"
 import { insert } from "../../lib/ports/write.js"
+import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
@@ -221,6 +226,55 @@ describe("SQLite adapter: migrations", () => {
         payer_claim_control_number: null,
         processing_started_at: null
       })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a database made before migration 6 finds its stored events by their encounter", async () => {
+    const file = join(dir, `db-${n++}.sqlite`)
+    // The schema as migration 5 left it, with an encounter whose claim has moved once.
+    const driver = openBunDriver(file)
+    const made = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const reads = makeReadBatching(driver)
+          const sql = yield* makeSqliteSqlClient(driver, reads)
+          const before = Migrator.fromRecord({
+            "1_init": init,
+            "2_encounter_claim_columns": encounterClaimColumns,
+            "3_intake_log": intakeLog,
+            "4_webhooks": webhooks,
+            "5_clearinghouse": clearinghouse
+          })
+          yield* Effect.provideService(Migrator.make({})({ loader: before }), SqlClient.SqlClient, sql)
+          const storage = yield* makeSqliteStorage(driver, reads)
+          return yield* Effect.provide(
+            Effect.provideService(
+              Effect.gen(function* () {
+                const ws = (yield* createWorkspace("old", "Old")).id
+                const created = yield* createEncounter(ws, validPayload("old-1"))
+                yield* createEncounter(ws, validPayload("old-2"))
+                yield* changeClaimStatus(ws, (yield* getEncounter(ws, created.encounter_id)).claim.id, "coded")
+                return { ws, id: created.encounter_id }
+              }),
+              Storage,
+              storage
+            ),
+            liveServices
+          )
+        })
+      )
+    )
+    driver.close()
+
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const events = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.listEncounterEvents(made.ws, made.id, { limit: 10 })))
+      expect(events.map((e) => [e.event_type, e.payload.encounter_id])).toEqual([
+        ["ExternalApi.Encounter.Created", made.id],
+        ["ExternalApi.Encounter.StatusUpdated", made.id]
+      ])
     } finally {
       await runtime.dispose()
     }

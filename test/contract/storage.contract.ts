@@ -15,6 +15,7 @@ import { insurancePayload, validPayload } from "../support/payloads.js"
 import { type Harness, runWith } from "../support/run.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
+import { consoleReadsContract } from "./console-reads.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 
 type Services = Storage | Clock | Ids
@@ -546,4 +547,5 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     clearinghouseContract((effect) => run(effect), test)
     clearinghouseRaces((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
+    consoleReadsContract(run, { test })
   })

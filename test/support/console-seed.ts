@@ -1,4 +1,6 @@
+import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { validPayload } from "./payloads.js"
+import { make999, x12File } from "./x12-files.js"
 
 const people = [
   ["Avery", "Testpatient"],
@@ -59,4 +61,51 @@ export const sendRejected = async (baseUrl: string, key: string, externalId: str
     body: JSON.stringify(bad)
   })
   if (res.status !== 422) throw new Error(`expected a refusal, got ${res.status}`)
+}
+
+export interface SeededExchange {
+  readonly batchId: string
+  readonly interchangeControlNumber: number
+  /** The files imported, newest first: the 277CA, the 999 (the refused 835, newer, has no id in its answer). */
+  readonly fileIds: ReadonlyArray<string>
+}
+
+/**
+ * A clearinghouse exchange through the public API: settings, four exportable claims sent as one
+ * 837P batch, then a 999 accepting it, the hand-written 277CA (which names three of them and one
+ * unknown claim) and a malformed 835, which is kept as refused.
+ */
+export const seedExchange = async (baseUrl: string, writerKey: string, prefix = "x12"): Promise<SeededExchange> => {
+  const call = async (method: string, path: string, body: unknown, contentType = "application/json") => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${writerKey}`, "content-type": contentType },
+      body: typeof body === "string" ? body : JSON.stringify(body)
+    })
+    const parsed: unknown = await res.json()
+    return { status: res.status, body: parsed }
+  }
+  const str = (value: unknown, key: string): string => {
+    const v = typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined
+    return typeof v === "string" || typeof v === "number" ? String(v) : ""
+  }
+  const expectStatus = (what: string, r: { status: number; body: unknown }, ...ok: ReadonlyArray<number>) => {
+    if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`)
+    return r.body
+  }
+  expectStatus("clearinghouse settings", await call("PUT", "/api/workspace/clearinghouse", clearinghouseSettingsInput), 200)
+  const claims: Array<string> = []
+  for (const [i, pcn] of ["PCN0001", "PCN0005", "PCN0007", "PCN0010"].entries()) {
+    const created = expectStatus(`encounter ${pcn}`, await call("POST", "/api/encounters", exportablePayload(`${prefix}-${i + 1}`, pcn)), 202)
+    const read = await fetch(`${baseUrl}/api/encounters/${str(created, "encounter_id")}`, { headers: { authorization: `Bearer ${writerKey}` } })
+    claims.push(str(await read.json(), "latest_claim_id"))
+  }
+  const batch = expectStatus("837P batch", await call("POST", "/api/x12/837p-batches", { claim_ids: claims }), 201)
+  const group = Number(str(batch, "group_control_number"))
+  const files: Array<string> = []
+  const x12 = "application/edi-x12"
+  files.unshift(str(expectStatus("999", await call("POST", "/api/x12/inbound", make999(901, group, [["0001", "A"]]), x12), 200), "id"))
+  files.unshift(str(expectStatus("277CA", await call("POST", "/api/x12/inbound", x12File("277ca-mixed.x12"), x12), 200), "id"))
+  expectStatus("refused 835", await call("POST", "/api/x12/inbound", x12File("835-bad-se-count.x12"), x12), 422)
+  return { batchId: str(batch, "id"), interchangeControlNumber: Number(str(batch, "interchange_control_number")), fileIds: files }
 }

@@ -232,6 +232,14 @@ export const makeMemoryStorage = (): StorageShape => {
           q
         ).map(encounterRead)
       ),
+    countClaimStatuses: (ws) =>
+      sync(() => {
+        const counts = new Map<string, number>()
+        for (const e of data.encounters.values()) {
+          if (e.workspace_id === ws) counts.set(e.latest_claim_status, (counts.get(e.latest_claim_status) ?? 0) + 1)
+        }
+        return [...counts].map(([status, count]) => ({ status, count }))
+      }),
     findClaim: (ws, id) => sync(() => claimRead(ws, get("claims", id))),
     findClaimByPcn: (ws, pcn) =>
       sync(() => {
@@ -278,6 +286,12 @@ export const makeMemoryStorage = (): StorageShape => {
           .map(toFeedEvent)
       }),
     findEvent: (ws, id) => sync(() => Option.map(inWorkspace(ws, events.find((e) => e.id === id)), toFeedEvent)),
+    listEncounterEvents: (ws, id, q) =>
+      sync(() =>
+        events
+          .filter((e) => e.workspace_id === ws && e.payload.encounter_id === id && (q.after === undefined || e.seq > q.after))
+          .slice(0, q.limit + 1)
+      ),
     listWebhookEndpoints: (ws, q) =>
       sync(() =>
         newestFirst(

@@ -88,6 +88,8 @@ export const reads = {
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
   encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
   encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
+  // PostgreSQL answers COUNT(*) as a BIGINT in text.
+  claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
   claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
   claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
@@ -100,6 +102,8 @@ export const reads = {
   x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
   eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r)),
+  encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>
+    many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
   webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
   webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>

@@ -1,5 +1,5 @@
 import type { Position } from "../../domain/page.js"
-import type { EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
+import type { EncounterEventScan, EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
@@ -174,6 +174,13 @@ export const encounterPage = (ws: string, q: EncounterScan): Query =>
     ["e.latest_claim_status = ?", q.claim_status]
   ])
 
+/**
+ * How many encounters' latest claims are in each status: one pass over the workspace's range of
+ * `encounters_status_page` (workspace, latest claim status, ...), the index alone, no table rows.
+ */
+export const claimStatusCounts = (ws: string): Query =>
+  query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
+
 /** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
 const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
       FROM claims c JOIN encounters e ON e.id = c.encounter_id`
@@ -232,6 +239,15 @@ export const eventPage = (ws: string, q: EventScan): Query => {
   }
   return scan(EVENT, where, params, pos?.dir === "prev" ? "ORDER BY seq DESC" : "ORDER BY seq ASC", q.limit)
 }
+
+/**
+ * An encounter's events oldest first: a range of `events_encounter` (workspace, encounter, seq) on
+ * the generated column `encounter_id` (migration 6), however large the rest of the feed.
+ */
+export const encounterEventPage = (ws: string, encounterId: string, q: EncounterEventScan): Query =>
+  q.after === undefined
+    ? scan(EVENT, ["workspace_id = ?", "encounter_id = ?"], [ws, encounterId], "ORDER BY seq ASC", q.limit)
+    : scan(EVENT, ["workspace_id = ?", "encounter_id = ?", "seq > ?"], [ws, encounterId, q.after], "ORDER BY seq ASC", q.limit)
 
 const ENDPOINT = `SELECT ${list(codecs.webhook_endpoints.columns)} FROM webhook_endpoints`
 export const webhookEndpoint = (ws: string, id: string): Query => query(`${ENDPOINT} WHERE id = ? AND workspace_id = ?`, [id, ws])

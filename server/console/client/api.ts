@@ -17,6 +17,9 @@ export const session = (): SessionInfo | undefined => current
 
 export const canWriteClaims = (): boolean => current?.scopes.includes("claims:write") === true
 
+/** Webhook endpoints and deliveries, reads included, need this scope (as in the API). */
+export const canManageWebhooks = (): boolean => current?.scopes.includes("webhooks:write") === true
+
 const toSession = (body: unknown): SessionInfo => ({
   workspaceName: str(field(body, "workspace"), "name"),
   workspaceSlug: str(field(body, "workspace"), "slug"),

@@ -1,15 +1,14 @@
 import { canWriteClaims, getJson } from "./api.js"
 import { h, link, notice, redraw, replace, table } from "./dom.js"
-import { dateTime, dollars, field, list, num, optStr, str, strings, statusLabel } from "./format.js"
+import { dateTime, dollars, list, num, optStr, str, strings, statusLabel } from "./format.js"
 import { encounterLink, pager } from "./encounters-view.js"
 import { moveClaimForm } from "./move-claim.js"
 
-const countText = (c: unknown, cap: number) => (field(c, "more") === true ? `${cap}+` : String(num(c, "count")))
+const counted = new Intl.NumberFormat("en-US")
 
 /** Claims per status; a chosen status lists its claims, each with the move control when allowed. */
 export const renderClaims = async (main: HTMLElement, params: URLSearchParams) => {
   const data = await getJson("/console/api/claims/counts")
-  const cap = num(data, "cap")
   const counts = list(data, "counts")
   const chosen = params.get("status") ?? ""
   const summary = table(
@@ -18,14 +17,13 @@ export const renderClaims = async (main: HTMLElement, params: URLSearchParams) =
     counts.map((c) => {
       const status = str(c, "status")
       const current = status === chosen ? { "aria-current": "true" } : {}
-      return [link(`/console/claims?status=${encodeURIComponent(status)}`, statusLabel(status), current), countText(c, cap)]
+      return [link(`/console/claims?status=${encodeURIComponent(status)}`, statusLabel(status), current), counted.format(num(c, "count"))]
     }),
-    { numeric: [1] }
+    { numeric: [1], foot: ["All statuses", counted.format(counts.reduce((n: number, c) => n + num(c, "count"), 0))] }
   )
   replace(
     main,
     h("h1", {}, "Claims by status"),
-    h("p", { class: "help" }, `Counts are exact up to ${cap} per status.`),
     h("div", { class: "split" }, h("div", {}, summary), h("div", { id: "claims-list" }))
   )
   const target = main.querySelector("#claims-list")

@@ -62,8 +62,7 @@ const timeline = (data: unknown) => {
             const note = optStr(field(e, "payload"), "note")
             return h("li", {}, h("time", { datetime: str(e, "timestamp") }, dateTime(str(e, "timestamp"))), " ", describeEvent(e), note === null ? null : h("span", { class: "note" }, ` Note: ${note}`))
           })
-        ),
-    field(t, "complete") === false ? h("p", { class: "help" }, "Only the first events are shown: this encounter's history spans more of the workspace's events than one look reads.") : null
+        )
   )
 }
 

@@ -55,17 +55,20 @@ export const encounterTable = (caption: string, items: ReadonlyArray<unknown>) =
 
 export const encounterLink = (item: unknown) => link(`/console/encounters/${encodeURIComponent(str(item, "id"))}`, str(item, "external_id"))
 
-/** Links to the neighbouring pages, keeping the filters. */
-export const pager = (base: string, params: URLSearchParams, page: unknown) => {
+/**
+ * Links to the neighbouring pages, keeping the filters. A view with two lists names each list's
+ * token parameter and its navigation.
+ */
+export const pager = (base: string, params: URLSearchParams, page: unknown, options: { readonly param?: string; readonly label?: string } = {}) => {
   const to = (token: string | null, label: string, rel: string) => {
     if (token === null) return null
     const next = new URLSearchParams(params)
-    next.set("page_token", token)
+    next.set(options.param ?? "page_token", token)
     return link(`${base}?${next}`, label, { rel })
   }
   const prev = to(optStr(page, "prev_page_token"), "← Newer", "prev")
   const next = to(optStr(page, "next_page_token"), "Older →", "next")
-  return prev === null && next === null ? null : h("nav", { class: "pager", "aria-label": "Pages" }, prev, next)
+  return prev === null && next === null ? null : h("nav", { class: "pager", "aria-label": options.label ?? "Pages" }, prev, next)
 }
 
 export const renderEncounters = async (main: HTMLElement, params: URLSearchParams) => {

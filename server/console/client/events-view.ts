@@ -5,7 +5,8 @@ import { field, dateTime, list, optStr, str, statusLabel } from "./format.js"
 const TYPES = ["ExternalApi.Encounter.Created", "ExternalApi.Encounter.StatusUpdated"] as const
 const FILTERS = ["event_type", "created_from", "created_to"] as const
 
-const typeLabel = (t: string) => t.replace("ExternalApi.Encounter.", "")
+/** An event type without its namespace: "Created", "StatusUpdated". */
+export const typeLabel = (t: string) => t.replace("ExternalApi.Encounter.", "")
 
 const filterForm = (params: URLSearchParams) => {
   const chosen = params.get("event_type") ?? ""

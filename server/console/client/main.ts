@@ -1,11 +1,13 @@
 import { describeError, loadSession, onSessionEnded, session, type SessionInfo, signOut } from "./api.js"
 import { renderClaims } from "./claims-view.js"
+import { renderClearinghouse, renderX12File } from "./clearinghouse-view.js"
 import { h, link, navigate, notice, replace, takeFlash } from "./dom.js"
 import { renderEncounter } from "./encounter-view.js"
 import { renderEncounters } from "./encounters-view.js"
 import { renderEvents } from "./events-view.js"
 import { renderIntake, renderIntakeRequest } from "./intake-view.js"
 import { renderSignIn } from "./sign-in-view.js"
+import { renderWebhookEndpoint, renderWebhooks } from "./webhooks-view.js"
 
 const main = document.getElementById("main") ?? document.body
 const nav = document.getElementById("nav") ?? document.body
@@ -15,7 +17,9 @@ const views: ReadonlyArray<{ readonly path: string; readonly label: string }> = 
   { path: "/console/encounters", label: "Encounters" },
   { path: "/console/intake", label: "Intake log" },
   { path: "/console/claims", label: "Claims by status" },
-  { path: "/console/events", label: "Events" }
+  { path: "/console/events", label: "Events" },
+  { path: "/console/webhooks", label: "Webhooks" },
+  { path: "/console/clearinghouse", label: "Clearinghouse" }
 ]
 
 /** What was last drawn: a change of the fragment alone (the skip link) draws nothing. */
@@ -60,12 +64,18 @@ const draw = async () => {
   const path = location.pathname.replace(/\/+$/, "")
   const encounter = /^\/console\/encounters\/([^/]+)$/.exec(path)
   const intake = /^\/console\/intake\/([^/]+)$/.exec(path)
+  const endpoint = /^\/console\/webhooks\/([^/]+)$/.exec(path)
+  const x12File = /^\/console\/clearinghouse\/files\/([^/]+)$/.exec(path)
   try {
     if (encounter?.[1] !== undefined) await renderEncounter(main, decodeURIComponent(encounter[1]))
     else if (intake?.[1] !== undefined) await renderIntakeRequest(main, decodeURIComponent(intake[1]))
+    else if (endpoint?.[1] !== undefined) await renderWebhookEndpoint(main, decodeURIComponent(endpoint[1]), params)
+    else if (x12File?.[1] !== undefined) await renderX12File(main, decodeURIComponent(x12File[1]))
     else if (path === "/console/intake") await renderIntake(main, params)
     else if (path === "/console/events") await renderEvents(main, params)
     else if (path === "/console/claims") await renderClaims(main, params)
+    else if (path === "/console/webhooks") await renderWebhooks(main, params)
+    else if (path === "/console/clearinghouse") await renderClearinghouse(main, params)
     else await renderEncounters(main, params)
   } catch (e) {
     replace(main, h("h1", { tabindex: "-1" }, "Something went wrong"), notice("error", ...describeError(e)))

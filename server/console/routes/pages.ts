@@ -13,7 +13,11 @@ const pagePaths = [
   "/console/claims",
   "/console/intake",
   "/console/intake/{id}",
-  "/console/events"
+  "/console/events",
+  "/console/webhooks",
+  "/console/webhooks/{id}",
+  "/console/clearinghouse",
+  "/console/clearinghouse/files/{id}"
 ]
 
 export const pageRoutes = pagePaths.map((path) =>

@@ -4,6 +4,7 @@ import encounterClaimColumns from "./0002-encounter-claim-columns.js"
 import intakeLog from "./0003-intake-log.js"
 import webhooks from "./0004-webhooks.js"
 import clearinghouse from "./0005-clearinghouse.js"
+import consoleIndexes from "./0006-console-indexes.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -14,11 +15,12 @@ export const migrations = Migrator.fromRecord({
   "2_encounter_claim_columns": encounterClaimColumns,
   "3_intake_log": intakeLog,
   "4_webhooks": webhooks,
-  "5_clearinghouse": clearinghouse
+  "5_clearinghouse": clearinghouse,
+  "6_console_indexes": consoleIndexes
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 5
+export const latestMigrationId = 6
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })

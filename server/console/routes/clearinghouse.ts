@@ -1,0 +1,32 @@
+import { Effect } from "effect"
+import { getX12BatchRecord, getX12File, listX12Batches, listX12Files } from "../../../lib/rules/x12-reads.js"
+import { json, NoQuery, raw } from "../../route.js"
+import { PageQuery } from "../../routes/shared.js"
+import { sessionRoute } from "../route.js"
+
+/** The exchange's reads behind the session: the same rules and pages as /api/x12 (read-only). */
+export const x12BatchesRoute = sessionRoute(
+  { method: "GET", path: "/console/api/x12/batches", summary: "837P batches sent, newest first", query: PageQuery },
+  ({ principal: caller, query }) => Effect.map(listX12Batches(caller.principal.workspace.id, query), (page) => json(200, page))
+)
+
+/** A batch's 837P as built and stored, as a download. */
+export const x12BatchFileRoute = sessionRoute(
+  { method: "GET", path: "/console/api/x12/batches/{id}/file", summary: "A batch's 837P file", query: NoQuery },
+  ({ principal: caller, params }) =>
+    Effect.map(getX12BatchRecord(caller.principal.workspace.id, params.id ?? ""), (b) =>
+      raw(200, "application/edi-x12", b.file, {
+        "content-disposition": `attachment; filename="837p-${String(b.interchange_control_number).padStart(9, "0")}.x12"`
+      })
+    )
+)
+
+export const x12FilesRoute = sessionRoute(
+  { method: "GET", path: "/console/api/x12/files", summary: "Files received, newest first", query: PageQuery },
+  ({ principal: caller, query }) => Effect.map(listX12Files(caller.principal.workspace.id, query), (page) => json(200, page))
+)
+
+export const x12FileRoute = sessionRoute(
+  { method: "GET", path: "/console/api/x12/files/{id}", summary: "One file received, with what it did", query: NoQuery },
+  ({ principal: caller, params }) => Effect.map(getX12File(caller.principal.workspace.id, params.id ?? ""), (f) => json(200, f))
+)

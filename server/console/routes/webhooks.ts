@@ -1,0 +1,39 @@
+import { Effect } from "effect"
+import { listWebhookDeliveries, retryWebhookDelivery } from "../../../lib/rules/webhook-deliveries.js"
+import { getWebhookEndpoint, listWebhookEndpoints } from "../../../lib/rules/webhook-endpoints.js"
+import { json, NoQuery } from "../../route.js"
+import { PageQuery } from "../../routes/shared.js"
+import { DeliveryQuery } from "../../routes/webhook-schemas.js"
+import { sessionRoute } from "../route.js"
+
+// Like the API's webhook routes, reads included: endpoints name where the workspace's data goes.
+const SCOPE = "webhooks:write"
+
+/** The API's endpoint list behind the session (same rule, same pages; never a secret). */
+export const webhookEndpointsRoute = sessionRoute(
+  { method: "GET", path: "/console/api/webhooks/endpoints", summary: "Webhook endpoints, newest first", query: PageQuery, scope: SCOPE },
+  ({ principal: caller, query }) => Effect.map(listWebhookEndpoints(caller.principal.workspace.id, query), (page) => json(200, page))
+)
+
+export const webhookEndpointRoute = sessionRoute(
+  { method: "GET", path: "/console/api/webhooks/endpoints/{id}", summary: "One webhook endpoint", query: NoQuery, scope: SCOPE },
+  ({ principal: caller, params }) => Effect.map(getWebhookEndpoint(caller.principal.workspace.id, params.id ?? ""), (e) => json(200, e))
+)
+
+export const webhookDeliveriesRoute = sessionRoute(
+  {
+    method: "GET",
+    path: "/console/api/webhooks/endpoints/{id}/deliveries",
+    summary: "An endpoint's deliveries, newest first",
+    query: DeliveryQuery,
+    scope: SCOPE
+  },
+  ({ principal: caller, params, query }) =>
+    Effect.map(listWebhookDeliveries(caller.principal.workspace.id, params.id ?? "", query), (page) => json(200, page))
+)
+
+/** The API's retry (one more attempt now), behind the session and its CSRF token. */
+export const retryDeliveryRoute = sessionRoute(
+  { method: "POST", path: "/console/api/webhooks/deliveries/{id}/retry", summary: "Retry a delivery", query: NoQuery, scope: SCOPE },
+  ({ principal: caller, params }) => Effect.map(retryWebhookDelivery(caller.principal.workspace.id, params.id ?? ""), (d) => json(202, d))
+)
