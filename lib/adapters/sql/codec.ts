@@ -60,9 +60,9 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
     decode: (row, prefix) => {
       let input: Record<string, unknown>
       if (prefix === undefined) {
-        // The row holds exactly the table's columns (a read of this table): a copy keeps its shape,
-        // which keeps the checks below fast.
-        input = { ...row }
+        // The row holds exactly the table's columns (a read of this table). It is the driver's fresh
+        // object, read once: its JSON and sequence columns are converted in place.
+        input = row as Record<string, unknown>
         for (const i of special) {
           const c = columns[i]!
           const v = input[c]

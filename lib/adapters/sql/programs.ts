@@ -36,8 +36,9 @@ function* withRemittances(ws: string, found: ReadonlyArray<{ readonly read: Enco
   return found.map((f) => (f.has ? { ...f.read, remittances: remittances.filter((m) => m.claim_id === f.read.claim.id) } : f.read))
 }
 
+/** A row of exactly the encounters table's columns (`e.*` of a read of encounters alone). */
 const encounterRead = (r: Row) => {
-  const row = codecs.encounters.decode(r, "")
+  const row = codecs.encounters.decode(r)
   return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null }
 }
 
