@@ -78,7 +78,7 @@ export const everythingPayload = (externalId: string): Record<string, unknown> =
   }
 }
 
-const fixturesDir = new URL("../../../shared/fixtures/valid/", import.meta.url)
+const fixturesDir = new URL("../fixtures/valid/", import.meta.url)
 
 /** Serialized create bodies: fixtures, SDK-generated payloads, the everything payload. */
 export const createBodies = (): Array<string> => [
