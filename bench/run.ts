@@ -14,7 +14,10 @@
  *
  *   bun bench/run.ts [--targets encounterd,bun-ref,fastify-ref] [--rounds 1] [--load wrk|autocannon]
  *                    [--threads 2] [--binary] [--duration 10] [--connections 32] [--synchronous FULL|NORMAL]
- *                    [--postgres ADMIN_URL [--instances 1|2] [--pool-size N]]
+ *                    [--postgres ADMIN_URL [--instances 1|2] [--pool-size N]] [--scenarios NAME,NAME]
+ *
+ * --scenarios runs only the scenarios whose names contain one of the given words ("poll,status");
+ * such a partial run prints its tables and leaves bench/results/latest.md as it was.
  *
  * --postgres names a database to connect to for admin work (postgres://postgres@127.0.0.1:5432/postgres):
  * the bench creates `enc_bench_<random>` beside it, runs the server(s) there and drops it at the end.
@@ -55,7 +58,8 @@ const { values: flags } = parseArgs({
     targets: { type: "string" },
     rounds: { type: "string", default: "1" },
     load: { type: "string" },
-    threads: { type: "string" }
+    threads: { type: "string" },
+    scenarios: { type: "string" }
   }
 })
 
@@ -574,7 +578,7 @@ interface Scenario {
 /** Pages of the event feed the follow scenario cycles through. */
 const FEED_PAGES = 50
 
-const scenarios: readonly Scenario[] = [
+const allScenarios: readonly Scenario[] = [
   {
     name: "create (unique)",
     unique: true,
@@ -616,6 +620,11 @@ const scenarios: readonly Scenario[] = [
     }
   }
 ]
+
+const scenarioWords = flags.scenarios?.split(",").map((w) => w.trim()).filter((w) => w !== "")
+const scenarios: readonly Scenario[] =
+  scenarioWords === undefined ? allScenarios : allScenarios.filter((s) => scenarioWords.some((w) => s.name.includes(w)))
+if (scenarios.length === 0) throw new Error(`--scenarios matches none of: ${allScenarios.map((s) => s.name).join(", ")}`)
 
 /**
  * A scenario as sent to instance `i`: unique creates get a prefix per instance, so two loads
@@ -938,7 +947,7 @@ const main = async () => {
     const report = `${markdown}\n\n${shutdown.join("\n")}\n`
     console.log(report)
     mkdirSync(join(root, "bench/results"), { recursive: true })
-    writeFileSync(join(root, "bench/results/latest.md"), report)
+    if (scenarios.length === allScenarios.length) writeFileSync(join(root, "bench/results/latest.md"), report)
 
     const failures = [
       ...[...cells].flatMap(([name, row]) =>

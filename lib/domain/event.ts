@@ -88,26 +88,30 @@ const eventParts = (e: FeedEvent, out: Array<string>): void => {
 }
 
 /**
+ * The JSON of each feed event object rendered so far, for as long as the object lives: an adapter
+ * that keeps the events it read (they never change) has each one rendered once.
+ */
+const rendered = new WeakMap<FeedEvent, string>()
+
+/**
  * The event's JSON as callers read it, spliced from the stored payload text: byte for byte
  * `JSON.stringify(toEvent(record))` (the same keys in the same order; the stored text is the
  * compact `JSON.stringify` of the payload, so parsing and serialising it again answers it unchanged).
  */
 export const eventJson = (e: FeedEvent): string => {
-  const out: Array<string> = []
-  eventParts(e, out)
-  return out.join("")
+  let text = rendered.get(e)
+  if (text === undefined) {
+    const out: Array<string> = []
+    eventParts(e, out)
+    text = out.join("")
+    rendered.set(e, text)
+  }
+  return text
 }
 
-/** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced as `eventJson` is. */
-export const eventPageJson = (page: Page<FeedEvent>): string => {
-  const out: Array<string> = ['{"items":[']
-  page.items.forEach((e, i) => {
-    if (i > 0) out.push(",")
-    eventParts(e, out)
-  })
-  out.push('],"next_page_token":', JSON.stringify(page.next_page_token), ',"prev_page_token":', JSON.stringify(page.prev_page_token), "}")
-  return out.join("")
-}
+/** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced from each `eventJson`. */
+export const eventPageJson = (page: Page<FeedEvent>): string =>
+  `{"items":[${page.items.map(eventJson).join(",")}],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`
 
 export const toEvent = (e: EventRecord): Event => ({
   id: e.id,

@@ -28,6 +28,8 @@ import { insert } from "../../lib/ports/write.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
+import { listEventFeed } from "../../lib/rules/read-events.js"
+import { eventJson } from "../../lib/domain/event.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
 import { validPayload } from "../support/payloads.js"
@@ -181,6 +183,61 @@ describe("SQLite adapter: reads and the key cache", () => {
       await runtime.dispose()
     }
   })
+})
+
+describe("SQLite adapter: the event cache", () => {
+  /** Every page of the feed, followed from the first by next_page_token, and one filtered page. */
+  const feed = <E>(runtime: ManagedRuntime.ManagedRuntime<Storage, E>, ws: WorkspaceId) =>
+    Effect.gen(function* () {
+      const pages: Array<ReadonlyArray<string>> = []
+      let token: string | undefined
+      do {
+        const page = yield* listEventFeed(ws, { limit: 3, page_token: token })
+        pages.push(page.items.map((e) => `${e.seq}:${e.id}:${eventJson(e)}`))
+        token = page.next_page_token ?? undefined
+      } while (token !== undefined)
+      const moved = yield* listEventFeed(ws, { limit: 100, event_types: ["ExternalApi.Encounter.StatusUpdated"] })
+      return { pages, moved: moved.items.map((e) => eventJson(e)) }
+    }).pipe(runtime.runPromise)
+
+  const reader = (file: string, eventCacheSize: number) =>
+    ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file, { eventCacheSize }), liveServices))
+
+  for (const capacity of [10_000, 2]) {
+    test(`pages read again (cache of ${capacity}) equal an uncached connection's, as the feed grows and is filtered`, async () => {
+      const { file, runtime: writer } = open()
+      const cached = reader(file, capacity)
+      try {
+        const ws = await writer.runPromise(createWorkspace("cache", "Cache"))
+        const made = []
+        for (let i = 0; i < 7; i++) made.push(await writer.runPromise(createEncounter(ws.id, validPayload(`cache-${i}`))))
+        for (let round = 0; round < 3; round++) {
+          // Round 1 fills the cache, round 2 reads it, round 3 after a new event and a status change.
+          if (round === 2) {
+            made.push(await writer.runPromise(createEncounter(ws.id, validPayload("cache-late"))))
+            const first = await writer.runPromise(getEncounter(ws.id, made[0]!.encounter_id))
+            await writer.runPromise(changeClaimStatus(ws.id, first.claim.id, "submitted_to_payer"))
+            await new Promise((resolve) => setImmediate(resolve))
+          }
+          const uncached = reader(file, 0)
+          try {
+            const a = await feed(cached, ws.id)
+            const b = await feed(cached, ws.id)
+            const c = await feed(uncached, ws.id)
+            expect(b).toEqual(a)
+            expect(c).toEqual(a)
+            expect(a.pages.flat()).toHaveLength(round === 2 ? 9 : 7)
+            expect(a.moved).toHaveLength(round === 2 ? 1 : 0)
+          } finally {
+            await uncached.dispose()
+          }
+        }
+      } finally {
+        await cached.dispose()
+        await writer.dispose()
+      }
+    })
+  }
 })
 
 describe("SQLite adapter: migrations", () => {

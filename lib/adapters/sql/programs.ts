@@ -1,12 +1,13 @@
 import { Either, Option } from "effect"
 import { type EncounterWithClaim, fromEncounterRow } from "../../domain/encounter.js"
-import { recordedAt } from "../../domain/event.js"
+import { type FeedEvent, recordedAt } from "../../domain/event.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
 import type { PageScan } from "../../ports/storage.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
+import type { EventCache } from "./event-cache.js"
 import { compileDecoder } from "./decode.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 import { changes, command, counted, type Dialect, type Program, type Query, query, type Row, rows, type SqlValue } from "./dialect.js"
@@ -103,6 +104,15 @@ export const reads = {
   x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
   eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r)),
+  /** `eventPage` through a cache: the places first; the rows only when one of them is not kept. */
+  eventPageCached: function* (ws: string, q: Parameters<typeof S.eventPage>[1], cache: EventCache): Program<ReadonlyArray<FeedEvent>> {
+    const seqs = (yield* rows(S.eventSeqPage(ws, q))).map((r) => Number(r.seq))
+    const hit = cache.all(seqs)
+    if (hit !== undefined) return hit
+    const found = yield* many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r))
+    cache.keep(found)
+    return found
+  },
   encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>
     many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
   webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),

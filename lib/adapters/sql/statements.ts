@@ -217,7 +217,10 @@ export const x12FilePage = (ws: string, q: PageScan): Query => newestFirstPage(F
 const EVENT = `SELECT ${list(codecs.events.columns)} FROM events`
 export const event = (ws: string, id: string): Query => query(`${EVENT} WHERE id = ? AND workspace_id = ?`, [id, ws])
 /** Events oldest first in recorded order (seq); a "prev" scan reads downward and the rule reverses it. */
-export const eventPage = (ws: string, q: EventScan): Query => {
+export const eventPage = (ws: string, q: EventScan): Query => eventScan(EVENT, ws, q)
+/** The places (`seq`) of the events `eventPage` reads, from the feed indexes alone. */
+export const eventSeqPage = (ws: string, q: EventScan): Query => eventScan("SELECT seq FROM events", ws, q)
+const eventScan = (select: string, ws: string, q: EventScan): Query => {
   const where = ["workspace_id = ?"]
   const params: Array<SqlValue> = [ws]
   if (q.event_types !== undefined) {
@@ -237,7 +240,7 @@ export const eventPage = (ws: string, q: EventScan): Query => {
     where.push(pos.dir === "next" ? "seq > ?" : "seq < ?")
     params.push(Number(pos.key[0]))
   }
-  return scan(EVENT, where, params, pos?.dir === "prev" ? "ORDER BY seq DESC" : "ORDER BY seq ASC", q.limit)
+  return scan(select, where, params, pos?.dir === "prev" ? "ORDER BY seq DESC" : "ORDER BY seq ASC", q.limit)
 }
 
 /**

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { StorageError } from "../../domain/errors.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
+import type { EventCache } from "./event-cache.js"
 import { type Dialect, pgDialect, type Program, type Row, sqliteDialect } from "./dialect.js"
 import { executeWrite, reads } from "./programs.js"
 
@@ -12,6 +13,11 @@ export interface Executor {
   readonly read: <A>(operation: string, program: Program<A>) => Effect.Effect<A, StorageError>
   /** Runs `executeWrite` in one transaction, rolled back when the write is refused. */
   readonly write: <R>(write: Write<R>) => Effect.Effect<WriteResult<R>, StorageError>
+  /**
+   * Feed pages through an event cache (`event-cache.ts`): worth it where a query is cheap next to
+   * reading and rendering a page of rows (an embedded database), not where each query is a round trip.
+   */
+  readonly eventCache?: EventCache
 }
 
 /** The storage port on an executor: the same programs for every SQL database. */
@@ -39,7 +45,8 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findX12FileByInterchange: (ws, key) => exec.read("findX12FileByInterchange", reads.x12FileByInterchange(ws, key)),
   findX12FileBySha: (ws, sha) => exec.read("findX12FileBySha", reads.x12FileBySha(ws, sha)),
   listX12Files: (ws, q) => exec.read("listX12Files", reads.x12FilePage(ws, q)),
-  listEvents: (ws, q) => exec.read("listEvents", reads.eventPage(ws, q)),
+  listEvents: (ws, q) =>
+    exec.read("listEvents", exec.eventCache === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.eventCache)),
   findEvent: (ws, id) => exec.read("findEvent", reads.event(ws, id)),
   listEncounterEvents: (ws, id, q) => exec.read("listEncounterEvents", reads.encounterEventPage(ws, id, q)),
   listWebhookEndpoints: (ws, q) => exec.read("listWebhookEndpoints", reads.webhookEndpointPage(ws, q)),

@@ -26,6 +26,8 @@ export interface SqliteOptions {
   readonly synchronous?: SqliteSynchronous
   /** Most writes committed together in one transaction (default 256). */
   readonly maxBatch?: number
+  /** Feed events kept for pages read again (default 10,000; 0 keeps none). */
+  readonly eventCacheSize?: number
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -98,6 +100,7 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       }
       const storage = yield* makeSqliteStorage(driver, reads, {
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+        ...(options.eventCacheSize === undefined ? {} : { eventCacheSize: options.eventCacheSize }),
         ...(walSync === undefined ? {} : { walSync })
       })
       return Context.make(Storage, storage).pipe(

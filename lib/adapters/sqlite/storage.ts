@@ -4,6 +4,7 @@ import { Metrics } from "../../ports/metrics.js"
 import type { StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import { type Program, type Row, sqliteDialect } from "../sql/dialect.js"
+import { makeEventCache } from "../sql/event-cache.js"
 import { executeWrite, reads as programs } from "../sql/programs.js"
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
@@ -21,6 +22,8 @@ export interface SqliteStorageOptions {
    * runs at a time; the batches committed while it runs share the next one.
    */
   readonly walSync?: WalSync
+  /** Feed events kept for pages read again (default 10,000, about 10 MB); see `sql/event-cache.ts`. */
+  readonly eventCacheSize?: number
 }
 
 const NO_ROWS: ReadonlyArray<Row> = []
@@ -69,6 +72,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       })
     const exec: Executor = {
       dialect: sqliteDialect,
+      ...(options.eventCacheSize === 0 ? {} : { eventCache: makeEventCache(options.eventCacheSize ?? 10_000) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {
