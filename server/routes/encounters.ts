@@ -2,11 +2,12 @@ import { Effect, Schema } from "effect"
 import { FilterableClaimStatus } from "../../lib/domain/claim-status.js"
 import { Encounter, toEncounter } from "../../lib/domain/encounter.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
-import { Page } from "../../lib/domain/page.js"
+import { Page, pageJson } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
-import { authed, json, NoQuery } from "../route.js"
+import { makeRenderCache } from "../rendered.js"
+import { authed, json, NoQuery, text } from "../route.js"
 import { CreatedResponse, DuplicateResponse, Limit, PageToken, problems } from "./shared.js"
 
 const EncounterCreateDoc = EncounterCreate.annotations({
@@ -56,6 +57,9 @@ const ListQuery = Schema.Struct({
   page_token: Schema.optional(PageToken)
 })
 
+/** The JSON of one normalized encounter, `JSON.stringify(toEncounter(row))`, rendered once per version (see `server/rendered.ts`). */
+const encounterJson = makeRenderCache(1_000, (row) => JSON.stringify(toEncounter(row)))
+
 const listDoc = (path: string) =>
   ({
     method: "GET",
@@ -69,7 +73,7 @@ const listDoc = (path: string) =>
 
 const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>
   Effect.map(listEncounters(principal.workspace.id, query, "filterable"), (page) =>
-    json(200, { ...page, items: page.items.map(toEncounter) })
+    text(200, pageJson(page, encounterJson), "application/json")
   )
 )
 
@@ -85,7 +89,7 @@ const getDoc = (path: string) =>
   }) as const
 
 const getHandler = authed(getDoc("/encounters/{id}"), ({ principal, params }) =>
-  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => json(200, toEncounter(row)))
+  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => text(200, encounterJson(row), "application/json"))
 )
 
 /** The normalized reads answer with and without the `/api` prefix (spec: which one is authoritative is not shown). */

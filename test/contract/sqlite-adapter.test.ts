@@ -200,8 +200,13 @@ describe("SQLite adapter: the event cache", () => {
       return { pages, moved: moved.items.map((e) => eventJson(e)) }
     }).pipe(runtime.runPromise)
 
-  const reader = (file: string, eventCacheSize: number) =>
-    ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file, { eventCacheSize }), liveServices))
+  const reader = (file: string, capacity: number) =>
+    ManagedRuntime.make(
+      Layer.merge(
+        sqliteStorageLayer(file, capacity === 0 ? { readCache: false } : { eventCacheSize: capacity, payloadCacheSize: capacity }),
+        liveServices
+      )
+    )
 
   for (const capacity of [10_000, 2]) {
     test(`pages read again (cache of ${capacity}) equal an uncached connection's, as the feed grows and is filtered`, async () => {

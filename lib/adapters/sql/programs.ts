@@ -7,7 +7,7 @@ import { WebhookSubscription } from "../../domain/webhook.js"
 import type { PageScan } from "../../ports/storage.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
-import type { EventCache } from "./event-cache.js"
+import { deepFreeze, type EventCache, type PayloadCache } from "./read-cache.js"
 import { compileDecoder } from "./decode.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 import { changes, command, counted, type Dialect, type Program, type Query, query, type Row, rows, type SqlValue } from "./dialect.js"
@@ -47,15 +47,42 @@ function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithC
   return yield* withRemittances(ws, (yield* rows(q)).map(encounterRead))
 }
 
-/** A claim's row joined with its encounter's; a claim always has its remittances looked up. */
-function* claimRead(ws: string, q: Query): Program<Option.Option<EncounterWithClaim>> {
-  const first = (yield* rows(q))[0]
-  if (first === undefined) return Option.none()
-  const read: EncounterWithClaim = {
-    encounter: fromEncounterRow(codecs.encounters.decode(first, "")).encounter,
-    claim: codecs.claims.decode(first, "c_")
+/**
+ * Rows read without their payload (`head` statements), each given its encounter's payload: the
+ * kept one, or read in one query for those not kept (then kept, parsed and frozen).
+ */
+function* withPayloads(ws: string, found: ReadonlyArray<Row>, cache: PayloadCache): Program<ReadonlyArray<Row>> {
+  const missing = found.filter((r) => cache.get(String(r.id)) === undefined).map((r) => String(r.id))
+  const read = new Map<string, unknown>()
+  if (missing.length > 0) {
+    for (const r of yield* rows(S.encounterPayloads(ws, missing))) {
+      const payload = deepFreeze(typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload)
+      read.set(String(r.id), payload)
+      cache.keep(String(r.id), payload)
+    }
   }
-  const [withR] = yield* withRemittances(ws, [{ read, has: true }])
+  return found.map((r) => ({ ...r, payload: read.get(String(r.id)) ?? cache.get(String(r.id)) }))
+}
+
+/** `encounters` through the payload cache, when the adapter has one. */
+function* encountersVia(ws: string, q: (head: boolean) => Query, cache: PayloadCache | undefined): Program<ReadonlyArray<EncounterWithClaim>> {
+  if (cache === undefined) return yield* encounters(ws, q(false))
+  return yield* withRemittances(ws, (yield* withPayloads(ws, yield* rows(q(true)), cache)).map(encounterRead))
+}
+
+/**
+ * A claim's row joined with its encounter's, with its remittances: looked up unless the claim is
+ * its encounter's latest and the encounter row says that claim has none (the marker is kept for
+ * the latest claim only).
+ */
+function* claimRead(ws: string, q: (head: boolean) => Query, cache: PayloadCache | undefined): Program<Option.Option<EncounterWithClaim>> {
+  const found = cache === undefined ? yield* rows(q(false)) : yield* withPayloads(ws, yield* rows(q(true)), cache)
+  const first = found[0]
+  if (first === undefined) return Option.none()
+  const row = codecs.encounters.decode(first, "")
+  const read: EncounterWithClaim = { encounter: fromEncounterRow(row).encounter, claim: codecs.claims.decode(first, "c_") }
+  const has = row.latest_claim_id !== read.claim.id || row.latest_claim_remittances_at !== null
+  const [withR] = yield* withRemittances(ws, [{ read, has }])
   return Option.fromNullable(withR)
 }
 
@@ -88,12 +115,13 @@ export const reads = {
     many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
   encounterIdByExternalId: (ws: string, ext: string) =>
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
-  encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
-  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
+  encounter: (ws: string, id: string, cache?: PayloadCache) => firstOf(encountersVia(ws, (head) => S.encounter(ws, id, head), cache)),
+  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1], cache?: PayloadCache) =>
+    encountersVia(ws, (head) => S.encounterPage(ws, q, head), cache),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
-  claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
-  claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
+  claim: (ws: string, id: string, cache?: PayloadCache) => claimRead(ws, (head) => S.claim(ws, id, head), cache),
+  claimByPcn: (ws: string, pcn: string, cache?: PayloadCache) => claimRead(ws, (head) => S.claimByPcn(ws, pcn, head), cache),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
   batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
@@ -107,10 +135,15 @@ export const reads = {
   /** `eventPage` through a cache: the places first; the rows only when one of them is not kept. */
   eventPageCached: function* (ws: string, q: Parameters<typeof S.eventPage>[1], cache: EventCache): Program<ReadonlyArray<FeedEvent>> {
     const seqs = (yield* rows(S.eventSeqPage(ws, q))).map((r) => Number(r.seq))
-    const hit = cache.all(seqs)
-    if (hit !== undefined) return hit
+    const hit: Array<FeedEvent> = []
+    for (const seq of seqs) {
+      const e = cache.get(seq)
+      if (e === undefined) break
+      hit.push(e)
+    }
+    if (hit.length === seqs.length) return hit
     const found = yield* many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r))
-    cache.keep(found)
+    for (const e of found) cache.keep(e.seq, e)
     return found
   },
   encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>

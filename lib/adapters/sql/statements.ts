@@ -165,11 +165,20 @@ export const rawRequestPage = (ws: string, q: RawRequestScan): Query =>
 export const encounterIdByExternalId = (ws: string, externalId: string): Query =>
   query("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?", [ws, externalId])
 
-/** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
+/**
+ * An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). With
+ * `head`, every column but the payload: for an adapter that keeps payloads (`encounterPayloads`).
+ */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
-export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-export const encounterPage = (ws: string, q: EncounterScan): Query =>
-  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+const HEAD_COLUMNS = codecs.encounters.columns.filter((c) => c !== "payload")
+const ENCOUNTER_HEAD = `SELECT ${list(HEAD_COLUMNS, "e.")} FROM encounters e`
+export const encounter = (ws: string, id: string, head = false): Query =>
+  query(`${head ? ENCOUNTER_HEAD : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
+/** The payloads of some encounters. */
+export const encounterPayloads = (ws: string, ids: ReadonlyArray<string>): Query =>
+  query(`SELECT id, payload FROM encounters WHERE workspace_id = ? AND id IN (${marks(ids.length)})`, [ws, ...ids])
+export const encounterPage = (ws: string, q: EncounterScan, head = false): Query =>
+  newestFirstPage(head ? ENCOUNTER_HEAD : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
     ["e.external_id = ?", q.external_id],
     ["e.latest_claim_status = ?", q.claim_status]
   ])
@@ -181,13 +190,17 @@ export const encounterPage = (ws: string, q: EncounterScan): Query =>
 export const claimStatusCounts = (ws: string): Query =>
   query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
 
-/** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
-const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
+/** A claim by its own id (columns prefixed `c_`) with its encounter's row (`head`: without the payload). */
+const claimSelect = (encounterColumns: ReadonlyArray<string>) =>
+  `SELECT ${list(encounterColumns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
       FROM claims c JOIN encounters e ON e.id = c.encounter_id`
-export const claim = (ws: string, id: string): Query => query(`${CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+const CLAIM = claimSelect(codecs.encounters.columns)
+const CLAIM_HEAD = claimSelect(HEAD_COLUMNS)
+export const claim = (ws: string, id: string, head = false): Query =>
+  query(`${head ? CLAIM_HEAD : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 /** A claim by its patient control number (how clearinghouse responses name it). */
-export const claimByPcn = (ws: string, pcn: string): Query =>
-  query(`${CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
+export const claimByPcn = (ws: string, pcn: string, head = false): Query =>
+  query(`${head ? CLAIM_HEAD : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
 
 const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
 /** The remittances of some claims, oldest first. */

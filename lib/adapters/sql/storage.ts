@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { StorageError } from "../../domain/errors.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
-import type { EventCache } from "./event-cache.js"
+import type { ReadCaches } from "./read-cache.js"
 import { type Dialect, pgDialect, type Program, type Row, sqliteDialect } from "./dialect.js"
 import { executeWrite, reads } from "./programs.js"
 
@@ -14,10 +14,11 @@ export interface Executor {
   /** Runs `executeWrite` in one transaction, rolled back when the write is refused. */
   readonly write: <R>(write: Write<R>) => Effect.Effect<WriteResult<R>, StorageError>
   /**
-   * Feed pages through an event cache (`event-cache.ts`): worth it where a query is cheap next to
-   * reading and rendering a page of rows (an embedded database), not where each query is a round trip.
+   * Feed pages and encounter reads through the caches of what never changes (`read-cache.ts`):
+   * worth it where a query is cheap next to reading and parsing rows (an embedded database), not
+   * where each query is a round trip.
    */
-  readonly eventCache?: EventCache
+  readonly caches?: ReadCaches
 }
 
 /** The storage port on an executor: the same programs for every SQL database. */
@@ -32,11 +33,11 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findRawRequest: (ws, id) => exec.read("findRawRequest", reads.rawRequest(ws, id)),
   listRawRequests: (ws, q) => exec.read("listRawRequests", reads.rawRequestPage(ws, q)),
   findEncounterIdByExternalId: (ws, ext) => exec.read("findEncounterIdByExternalId", reads.encounterIdByExternalId(ws, ext)),
-  findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id)),
-  listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q)),
+  findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id, exec.caches?.payloads)),
+  listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q, exec.caches?.payloads)),
   countClaimStatuses: (ws) => exec.read("countClaimStatuses", reads.claimStatusCounts(ws)),
-  findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id)),
-  findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn)),
+  findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id, exec.caches?.payloads)),
+  findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn, exec.caches?.payloads)),
   findClearinghouseSettings: (ws) => exec.read("findClearinghouseSettings", reads.clearinghouseSettings(ws)),
   findX12Batch: (ws, id) => exec.read("findX12Batch", reads.batch(ws, id)),
   findX12BatchByGroup: (ws, group) => exec.read("findX12BatchByGroup", reads.batchByGroup(ws, group)),
@@ -46,7 +47,7 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findX12FileBySha: (ws, sha) => exec.read("findX12FileBySha", reads.x12FileBySha(ws, sha)),
   listX12Files: (ws, q) => exec.read("listX12Files", reads.x12FilePage(ws, q)),
   listEvents: (ws, q) =>
-    exec.read("listEvents", exec.eventCache === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.eventCache)),
+    exec.read("listEvents", exec.caches === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.caches.events)),
   findEvent: (ws, id) => exec.read("findEvent", reads.event(ws, id)),
   listEncounterEvents: (ws, id, q) => exec.read("listEncounterEvents", reads.encounterEventPage(ws, id, q)),
   listWebhookEndpoints: (ws, q) => exec.read("listWebhookEndpoints", reads.webhookEndpointPage(ws, q)),

@@ -26,8 +26,11 @@ export interface SqliteOptions {
   readonly synchronous?: SqliteSynchronous
   /** Most writes committed together in one transaction (default 256). */
   readonly maxBatch?: number
-  /** Feed events kept for pages read again (default 10,000; 0 keeps none). */
+  /** Keep recorded events and encounters' payloads for the reads to come (default true; see `sql/read-cache.ts`). */
+  readonly readCache?: boolean
+  /** How many of each are kept (defaults 10,000 events, 2,000 payloads). */
   readonly eventCacheSize?: number
+  readonly payloadCacheSize?: number
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -100,7 +103,9 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       }
       const storage = yield* makeSqliteStorage(driver, reads, {
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+        ...(options.readCache === undefined ? {} : { readCache: options.readCache }),
         ...(options.eventCacheSize === undefined ? {} : { eventCacheSize: options.eventCacheSize }),
+        ...(options.payloadCacheSize === undefined ? {} : { payloadCacheSize: options.payloadCacheSize }),
         ...(walSync === undefined ? {} : { walSync })
       })
       return Context.make(Storage, storage).pipe(

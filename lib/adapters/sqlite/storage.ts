@@ -4,7 +4,7 @@ import { Metrics } from "../../ports/metrics.js"
 import type { StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import { type Program, type Row, sqliteDialect } from "../sql/dialect.js"
-import { makeEventCache } from "../sql/event-cache.js"
+import { makeReadCaches } from "../sql/read-cache.js"
 import { executeWrite, reads as programs } from "../sql/programs.js"
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
@@ -22,8 +22,13 @@ export interface SqliteStorageOptions {
    * runs at a time; the batches committed while it runs share the next one.
    */
   readonly walSync?: WalSync
-  /** Feed events kept for pages read again (default 10,000, about 10 MB); see `sql/event-cache.ts`. */
+  /**
+   * Keep what never changes for the reads to come (`sql/read-cache.ts`): recorded feed events
+   * (default 10,000, about 10 MB) and encounters' payloads (default 2,000, a few KB each). On unless false.
+   */
+  readonly readCache?: boolean
   readonly eventCacheSize?: number
+  readonly payloadCacheSize?: number
 }
 
 const NO_ROWS: ReadonlyArray<Row> = []
@@ -72,7 +77,9 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       })
     const exec: Executor = {
       dialect: sqliteDialect,
-      ...(options.eventCacheSize === 0 ? {} : { eventCache: makeEventCache(options.eventCacheSize ?? 10_000) }),
+      ...(options.readCache === false
+        ? {}
+        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, payloads: options.payloadCacheSize ?? 2_000 }) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {

@@ -1,0 +1,51 @@
+import type { EncounterWithClaim } from "../lib/domain/encounter.js"
+
+/**
+ * The JSON of encounters, rendered once per version of each encounter rather than on every read.
+ * Not a response cache: every read still reads the encounter's row, and a render is reused only
+ * when the row it was made from is the same version. The payload never changes after intake; what
+ * a status move or an imported X12 file changes (the claim, its status and times, the payer's
+ * control number, the remittances, the encounter's `last_event_at`) is part of the version, so a
+ * changed claim is rendered afresh.
+ */
+export const versionOf = ({ encounter: e, claim: c, remittances = [] }: EncounterWithClaim): string =>
+  [
+    c.id,
+    c.status,
+    c.status_changed_at,
+    c.patient_control_number,
+    // What the clearinghouse exchange changes without a status move: the payer's acknowledgement
+    // and control number, and remittances (an 835 whose move the table refused still adds one).
+    c.processing_started_at ?? "",
+    c.payer_claim_control_number ?? "",
+    remittances.map((r) => r.id).join(","),
+    e.last_event_at
+  ].join("\u0000")
+
+interface Rendered {
+  readonly version: string
+  readonly json: string
+}
+
+/**
+ * A bounded store of renders by encounter id: the most recently read `capacity` encounters (a page
+ * of 100 is 100 of them; each render is a few KB). `render` makes the JSON text of a row; `salt`
+ * is whatever else the text depends on (the compat shape's base URL).
+ */
+export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {
+  const renders = new Map<string, Rendered>()
+  return (row: EncounterWithClaim, salt = ""): string => {
+    const id = row.encounter.id
+    const version = salt === "" ? versionOf(row) : `${versionOf(row)}\u0000${salt}`
+    const known = renders.get(id)
+    // Re-inserted on every read, so the Map's order is least recently read first.
+    if (known !== undefined) renders.delete(id)
+    const rendered = known !== undefined && known.version === version ? known : { version, json: render(row, salt) }
+    renders.set(id, rendered)
+    if (renders.size > capacity) {
+      const oldest = renders.keys().next()
+      if (oldest.done !== true) renders.delete(oldest.value)
+    }
+    return rendered.json
+  }
+}
