@@ -34,7 +34,11 @@ interface Rendered {
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {
   const renders = new Map<string, Rendered>()
+  // A read an adapter kept (frozen, the same object while its row is unchanged) is looked up by identity first.
+  const byRead = new WeakMap<EncounterWithClaim, { readonly salt: string; readonly json: string }>()
   return (row: EncounterWithClaim, salt = ""): string => {
+    const same = byRead.get(row)
+    if (same !== undefined && same.salt === salt) return same.json
     const id = row.encounter.id
     const version = salt === "" ? versionOf(row) : `${versionOf(row)}\u0000${salt}`
     const known = renders.get(id)
@@ -42,6 +46,7 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
     if (known !== undefined) renders.delete(id)
     const rendered = known !== undefined && known.version === version ? known : { version, json: render(row, salt) }
     renders.set(id, rendered)
+    if (Object.isFrozen(row)) byRead.set(row, { salt, json: rendered.json })
     if (renders.size > capacity) {
       const oldest = renders.keys().next()
       if (oldest.done !== true) renders.delete(oldest.value)

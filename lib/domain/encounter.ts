@@ -71,7 +71,12 @@ export const EncounterRow = Schema.Struct({
   latest_claim_payer_claim_control_number: ClaimRecord.fields.payer_claim_control_number,
   latest_claim_processing_started_at: ClaimRecord.fields.processing_started_at,
   /** When the latest claim's latest remittance came in; null while it has none (no lookup needed). */
-  latest_claim_remittances_at: Schema.NullOr(Schema.String)
+  latest_claim_remittances_at: Schema.NullOr(Schema.String),
+  /**
+   * How many times the row was written after its insert: every update adds one (storage does, see
+   * `TableDef.revision`). Rows of one id and revision are the same, so a reader may keep what it read.
+   */
+  revision: Schema.Number
 })
 export type EncounterRow = typeof EncounterRow.Type
 
@@ -91,7 +96,8 @@ export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord): 
   latest_claim_patient_control_number: claim.patient_control_number,
   latest_claim_payer_claim_control_number: claim.payer_claim_control_number,
   latest_claim_processing_started_at: claim.processing_started_at,
-  latest_claim_remittances_at: null
+  latest_claim_remittances_at: null,
+  revision: 0
 })
 
 export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({

@@ -19,6 +19,8 @@ export interface TableDef<S extends Schema.Schema.AnyNoContext> {
   /** Columns filled by the database (never inserted). */
   readonly generated: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
   readonly unique: Readonly<Record<string, ReadonlyArray<keyof Schema.Schema.Type<S> & string>>>
+  /** A number column every update adds one to, whatever else it sets (inserts write it as given). */
+  readonly revision?: keyof Schema.Schema.Type<S> & string
 }
 
 const table = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>): TableDef<S> => def
@@ -32,7 +34,8 @@ export const Tables = {
     record: EncounterRow,
     json: ["payload"],
     generated: [],
-    unique: { external_id: ["workspace_id", "external_id"] }
+    unique: { external_id: ["workspace_id", "external_id"] },
+    revision: "revision"
   }),
   claims: table({
     name: "claims",

@@ -433,6 +433,37 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
         })
       ))
 
+    test("every write of an encounter's row is seen by the next read, one with no event included", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const created = yield* create(ws, validPayload("seen-again"))
+          const read = () =>
+            Effect.gen(function* () {
+              const one = yield* getEncounter(ws, created.encounter_id)
+              const page = yield* listEncounters(ws, {})
+              const claim = Option.getOrThrow(yield* storage.findClaim(ws, one.claim.id))
+              return [one.claim.processing_started_at, page.items[0]?.claim.processing_started_at, claim.claim.processing_started_at]
+            })
+          // Read twice (an adapter may keep what it read), then change the row alone: no event, no last_event_at.
+          assert.deepEqual(yield* read(), [null, null, null])
+          assert.deepEqual(yield* read(), [null, null, null])
+          const { claim } = yield* getEncounter(ws, created.encounter_id)
+          for (const at of ["2026-11-01T00:00:05.000Z", "2026-11-01T00:00:06.000Z"]) {
+            const written = yield* storage.write({
+              operation: "test",
+              steps: [
+                update("claims", claim.id, { workspace_id: ws }, { processing_started_at: at }),
+                update("encounters", created.encounter_id, { workspace_id: ws, latest_claim_id: claim.id }, { latest_claim_processing_started_at: at })
+              ]
+            })
+            assert.deepEqual(written, { _tag: "Written" })
+            assert.deepEqual(yield* read(), [at, at, at])
+          }
+        })
+      ))
+
     test("write precondition: an event takes the next place in its workspace's feed, never recorded before the one ahead", () =>
       run(
         Effect.gen(function* () {

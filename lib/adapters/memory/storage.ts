@@ -94,6 +94,12 @@ export const makeMemoryStorage = (): StorageShape => {
     })
   }
 
+  /** The row with `set` applied and, in a table that has one, its revision one higher. */
+  const revised = (name: TableName, row: Row, set: Readonly<Record<string, unknown>>): Row => {
+    const column: string | undefined = Tables[name].revision
+    return column === undefined ? { ...row, ...set } : { ...row, ...set, [column]: Number(row[column] ?? 0) + 1 }
+  }
+
   const execute = <R>(write: Write<R>): WriteResult<R> => {
     const undo: Array<() => void> = []
     const rollback = <A>(result: A): A => {
@@ -123,7 +129,7 @@ export const makeMemoryStorage = (): StorageShape => {
             if (step.ifUnmatched !== undefined) return rollback(refused(step.ifUnmatched))
             break
           }
-          put(t, { ...row, ...step.set }, undo)
+          put(t, revised(step.table, row, step.set), undo)
           break
         }
         case "Remove": {
@@ -149,7 +155,7 @@ export const makeMemoryStorage = (): StorageShape => {
           undo.push(() => void events.pop())
           if (step.touch !== undefined) {
             const encounter = table("encounters").rows.get(step.touch)
-            if (encounter !== undefined) put(table("encounters"), { ...encounter, last_event_at: stored.created_at }, undo)
+            if (encounter !== undefined) put(table("encounters"), revised("encounters", encounter, { last_event_at: stored.created_at }), undo)
           }
           break
         }

@@ -7,7 +7,7 @@ import { WebhookSubscription } from "../../domain/webhook.js"
 import type { PageScan } from "../../ports/storage.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
-import { deepFreeze, type EventCache, type PayloadCache } from "./read-cache.js"
+import { deepFreeze, type EncounterCache, type EventCache } from "./read-cache.js"
 import { compileDecoder } from "./decode.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 import { changes, command, counted, type Dialect, type Program, type Query, query, type Row, rows, type SqlValue } from "./dialect.js"
@@ -40,7 +40,7 @@ function* withRemittances(ws: string, found: ReadonlyArray<{ readonly read: Enco
 /** A row of exactly the encounters table's columns (`e.*` of a read of encounters alone). */
 const encounterRead = (r: Row) => {
   const row = codecs.encounters.decode(r)
-  return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null }
+  return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null, revision: row.revision }
 }
 
 function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithClaim>> {
@@ -48,42 +48,54 @@ function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithC
 }
 
 /**
- * Rows read without their payload (`head` statements), each given its encounter's payload: the
- * kept one, or read in one query for those not kept (then kept, parsed and frozen).
+ * The encounters of rows read with `keys` statements (id and revision), in their order: those kept
+ * at that revision as kept, the others read whole in one query (then kept, frozen).
  */
-function* withPayloads(ws: string, found: ReadonlyArray<Row>, cache: PayloadCache): Program<ReadonlyArray<Row>> {
-  const missing = found.filter((r) => cache.get(String(r.id)) === undefined).map((r) => String(r.id))
-  const read = new Map<string, unknown>()
+function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterCache): Program<ReadonlyArray<EncounterWithClaim>> {
+  const missing = keys.filter((k) => cache.get(String(k.id))?.revision !== Number(k.revision)).map((k) => String(k.id))
+  const fresh = new Map<string, EncounterWithClaim>()
   if (missing.length > 0) {
-    for (const r of yield* rows(S.encounterPayloads(ws, missing))) {
-      const payload = deepFreeze(typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload)
-      read.set(String(r.id), payload)
-      cache.keep(String(r.id), payload)
-    }
+    const found = (yield* rows(S.encountersById(ws, missing))).map(encounterRead)
+    const reads = yield* withRemittances(ws, found)
+    reads.forEach((read, i) => {
+      const frozen = deepFreeze(read)
+      fresh.set(read.encounter.id, frozen)
+      cache.keep(read.encounter.id, { revision: found[i]!.revision, read: frozen })
+    })
   }
-  return found.map((r) => ({ ...r, payload: read.get(String(r.id)) ?? cache.get(String(r.id)) }))
+  const out: Array<EncounterWithClaim> = []
+  for (const k of keys) {
+    const read = fresh.get(String(k.id)) ?? cache.get(String(k.id))?.read
+    if (read !== undefined) out.push(read)
+  }
+  return out
 }
 
-/** `encounters` through the payload cache, when the adapter has one. */
-function* encountersVia(ws: string, q: (head: boolean) => Query, cache: PayloadCache | undefined): Program<ReadonlyArray<EncounterWithClaim>> {
+/** `encounters` through the encounter cache, when the adapter has one. */
+function* encountersVia(ws: string, q: (keys: boolean) => Query, cache: EncounterCache | undefined): Program<ReadonlyArray<EncounterWithClaim>> {
   if (cache === undefined) return yield* encounters(ws, q(false))
-  return yield* withRemittances(ws, (yield* withPayloads(ws, yield* rows(q(true)), cache)).map(encounterRead))
+  return yield* keptEncounters(ws, yield* rows(q(true)), cache)
 }
 
 /**
- * A claim's row joined with its encounter's, with its remittances: looked up unless the claim is
- * its encounter's latest and the encounter row says that claim has none (the marker is kept for
- * the latest claim only).
+ * A claim (from the claims table) with its encounter and its remittances. The remittances are
+ * looked up unless the claim is its encounter's latest and the encounter row says it has none (the
+ * marker is kept for the latest claim only); with the encounter cache, the latest claim's come
+ * with the kept encounter.
  */
-function* claimRead(ws: string, q: (head: boolean) => Query, cache: PayloadCache | undefined): Program<Option.Option<EncounterWithClaim>> {
-  const found = cache === undefined ? yield* rows(q(false)) : yield* withPayloads(ws, yield* rows(q(true)), cache)
-  const first = found[0]
+function* claimRead(ws: string, q: (keys: boolean) => Query, cache: EncounterCache | undefined): Program<Option.Option<EncounterWithClaim>> {
+  const first = (yield* rows(q(cache !== undefined)))[0]
   if (first === undefined) return Option.none()
+  const claim = codecs.claims.decode(first, "c_")
+  if (cache !== undefined) {
+    const [kept] = yield* keptEncounters(ws, [first], cache)
+    if (kept === undefined) return Option.none()
+    if (kept.claim.id === claim.id) return Option.some({ encounter: kept.encounter, claim, ...(kept.remittances === undefined ? {} : { remittances: kept.remittances }) })
+    return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: kept.encounter, claim }, has: true }]))[0])
+  }
   const row = codecs.encounters.decode(first, "")
-  const read: EncounterWithClaim = { encounter: fromEncounterRow(row).encounter, claim: codecs.claims.decode(first, "c_") }
-  const has = row.latest_claim_id !== read.claim.id || row.latest_claim_remittances_at !== null
-  const [withR] = yield* withRemittances(ws, [{ read, has }])
-  return Option.fromNullable(withR)
+  const has = row.latest_claim_id !== claim.id || row.latest_claim_remittances_at !== null
+  return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: fromEncounterRow(row).encounter, claim }, has }]))[0])
 }
 
 function* firstOf<A>(q: Program<ReadonlyArray<A>>): Program<Option.Option<A>> {
@@ -115,13 +127,13 @@ export const reads = {
     many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
   encounterIdByExternalId: (ws: string, ext: string) =>
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
-  encounter: (ws: string, id: string, cache?: PayloadCache) => firstOf(encountersVia(ws, (head) => S.encounter(ws, id, head), cache)),
-  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1], cache?: PayloadCache) =>
-    encountersVia(ws, (head) => S.encounterPage(ws, q, head), cache),
+  encounter: (ws: string, id: string, cache?: EncounterCache) => firstOf(encountersVia(ws, (keys) => S.encounter(ws, id, keys), cache)),
+  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1], cache?: EncounterCache) =>
+    encountersVia(ws, (keys) => S.encounterPage(ws, q, keys), cache),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
-  claim: (ws: string, id: string, cache?: PayloadCache) => claimRead(ws, (head) => S.claim(ws, id, head), cache),
-  claimByPcn: (ws: string, pcn: string, cache?: PayloadCache) => claimRead(ws, (head) => S.claimByPcn(ws, pcn, head), cache),
+  claim: (ws: string, id: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claim(ws, id, keys), cache),
+  claimByPcn: (ws: string, pcn: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claimByPcn(ws, pcn, keys), cache),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
   batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),

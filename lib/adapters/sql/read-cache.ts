@@ -1,9 +1,10 @@
+import type { EncounterWithClaim } from "../../domain/encounter.js"
 import type { FeedEvent } from "../../domain/event.js"
 
 /**
- * What an adapter keeps of what it read, for reads to come, where what it keeps cannot change:
- * recorded events, and encounters' payloads (kept as parsed; a create payload is never written
- * again after intake). Bounded: past `capacity` the longest kept go first.
+ * What an adapter keeps of what it read, for reads to come, where it can tell that it has not
+ * changed: recorded events (they never change), and encounters as read at a row revision (every
+ * write of the row raises it). Bounded: past `capacity` the longest kept go first.
  */
 export interface ReadCache<K, V> {
   readonly get: (key: K) => V | undefined
@@ -15,7 +16,7 @@ export const makeReadCache = <K, V>(capacity: number): ReadCache<K, V> => {
   return {
     get: (key) => kept.get(key),
     keep: (key, value) => {
-      if (kept.has(key)) return
+      kept.delete(key)
       kept.set(key, value)
       if (kept.size > capacity) {
         const oldest = kept.keys().next()
@@ -31,16 +32,25 @@ export const makeReadCache = <K, V>(capacity: number): ReadCache<K, V> => {
  */
 export type EventCache = ReadCache<number, FeedEvent>
 
-/** Encounters' payloads by encounter id, parsed and frozen: reads of encounters then read the other columns only. */
-export type PayloadCache = ReadCache<string, unknown>
+/** An encounter as read at one revision of its row (frozen: every reader shares it). */
+export interface KeptEncounter {
+  readonly revision: number
+  readonly read: EncounterWithClaim
+}
+
+/**
+ * Encounters by id. A read of encounters then reads their ids and revisions alone (the page's
+ * index and one column), and whole rows only for those not kept at that revision.
+ */
+export type EncounterCache = ReadCache<string, KeptEncounter>
 
 /** The caches of an adapter that reads cheaply enough for them to pay (an embedded database). */
 export interface ReadCaches {
   readonly events: EventCache
-  readonly payloads: PayloadCache
+  readonly encounters: EncounterCache
 }
 
-/** Freezes a parsed JSON value throughout, so that no reader can change what others will read. */
+/** Freezes a value throughout, so that no reader can change what others will read. */
 export const deepFreeze = <A>(value: A): A => {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     for (const v of Object.values(value)) deepFreeze(v)
@@ -49,7 +59,7 @@ export const deepFreeze = <A>(value: A): A => {
   return value
 }
 
-export const makeReadCaches = (sizes: { readonly events: number; readonly payloads: number }): ReadCaches => ({
+export const makeReadCaches = (sizes: { readonly events: number; readonly encounters: number }): ReadCaches => ({
   events: makeReadCache(sizes.events),
-  payloads: makeReadCache(sizes.payloads)
+  encounters: makeReadCache(sizes.encounters)
 })

@@ -61,7 +61,9 @@ export const updateText = (table: TableName, set: ReadonlyArray<string>, where: 
   let text = updateTexts.get(key)
   if (text === undefined) {
     const conditions = ["id = ?", ...where.map(([c, isNull]) => (isNull ? `${c} IS NULL` : `${c} = ?`))]
-    text = `UPDATE ${Tables[table].name} SET ${set.map((c) => `${c} = ?`).join(", ")} WHERE ${conditions.join(" AND ")}`
+    const revision: string | undefined = Tables[table].revision
+    const sets = [...set.map((c) => `${c} = ?`), ...(revision === undefined ? [] : [`${revision} = ${revision} + 1`])]
+    text = `UPDATE ${Tables[table].name} SET ${sets.join(", ")} WHERE ${conditions.join(" AND ")}`
     updateTexts.set(key, text)
   }
   return text
@@ -85,7 +87,7 @@ export const lastEventAt = (ws: string): Query => query("SELECT created_at FROM 
 
 /** An encounter's last event time, when the event's recorded time moved it. */
 export const touchEncounter = (recorded: string, id: string, ws: string): Query =>
-  command("UPDATE encounters SET last_event_at = ? WHERE id = ? AND workspace_id = ?", [recorded, id, ws])
+  command("UPDATE encounters SET last_event_at = ?, revision = revision + 1 WHERE id = ? AND workspace_id = ?", [recorded, id, ws])
 
 // ---- reads ----------------------------------------------------------------------------------
 
@@ -167,18 +169,17 @@ export const encounterIdByExternalId = (ws: string, externalId: string): Query =
 
 /**
  * An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). With
- * `head`, every column but the payload: for an adapter that keeps payloads (`encounterPayloads`).
+ * `keys`, only the id, the time and the revision: for an adapter that keeps what it read
+ * (`encountersById` then reads the rows it does not have at that revision).
  */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
-const HEAD_COLUMNS = codecs.encounters.columns.filter((c) => c !== "payload")
-const ENCOUNTER_HEAD = `SELECT ${list(HEAD_COLUMNS, "e.")} FROM encounters e`
-export const encounter = (ws: string, id: string, head = false): Query =>
-  query(`${head ? ENCOUNTER_HEAD : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-/** The payloads of some encounters. */
-export const encounterPayloads = (ws: string, ids: ReadonlyArray<string>): Query =>
-  query(`SELECT id, payload FROM encounters WHERE workspace_id = ? AND id IN (${marks(ids.length)})`, [ws, ...ids])
-export const encounterPage = (ws: string, q: EncounterScan, head = false): Query =>
-  newestFirstPage(head ? ENCOUNTER_HEAD : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+const ENCOUNTER_KEYS = "SELECT e.id, e.created_at, e.revision FROM encounters e"
+export const encounter = (ws: string, id: string, keys = false): Query =>
+  query(`${keys ? ENCOUNTER_KEYS : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
+export const encountersById = (ws: string, ids: ReadonlyArray<string>): Query =>
+  query(`${ENCOUNTER} WHERE e.workspace_id = ? AND e.id IN (${marks(ids.length)})`, [ws, ...ids])
+export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query =>
+  newestFirstPage(keys ? ENCOUNTER_KEYS : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
     ["e.external_id = ?", q.external_id],
     ["e.latest_claim_status = ?", q.claim_status]
   ])
@@ -190,17 +191,17 @@ export const encounterPage = (ws: string, q: EncounterScan, head = false): Query
 export const claimStatusCounts = (ws: string): Query =>
   query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
 
-/** A claim by its own id (columns prefixed `c_`) with its encounter's row (`head`: without the payload). */
+/** A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id and revision only). */
 const claimSelect = (encounterColumns: ReadonlyArray<string>) =>
   `SELECT ${list(encounterColumns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
       FROM claims c JOIN encounters e ON e.id = c.encounter_id`
 const CLAIM = claimSelect(codecs.encounters.columns)
-const CLAIM_HEAD = claimSelect(HEAD_COLUMNS)
-export const claim = (ws: string, id: string, head = false): Query =>
-  query(`${head ? CLAIM_HEAD : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+const CLAIM_KEYS = claimSelect(["id", "created_at", "revision"])
+export const claim = (ws: string, id: string, keys = false): Query =>
+  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 /** A claim by its patient control number (how clearinghouse responses name it). */
-export const claimByPcn = (ws: string, pcn: string, head = false): Query =>
-  query(`${head ? CLAIM_HEAD : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
+export const claimByPcn = (ws: string, pcn: string, keys = false): Query =>
+  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
 
 const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
 /** The remittances of some claims, oldest first. */

@@ -26,11 +26,11 @@ export interface SqliteOptions {
   readonly synchronous?: SqliteSynchronous
   /** Most writes committed together in one transaction (default 256). */
   readonly maxBatch?: number
-  /** Keep recorded events and encounters' payloads for the reads to come (default true; see `sql/read-cache.ts`). */
+  /** Keep recorded events and encounters (at their row revision) for the reads to come (default true; see `sql/read-cache.ts`). */
   readonly readCache?: boolean
-  /** How many of each are kept (defaults 10,000 events, 2,000 payloads). */
+  /** How many of each are kept (defaults 10,000 events, 2,000 encounters). */
   readonly eventCacheSize?: number
-  readonly payloadCacheSize?: number
+  readonly encounterCacheSize?: number
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -105,7 +105,7 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
         ...(options.readCache === undefined ? {} : { readCache: options.readCache }),
         ...(options.eventCacheSize === undefined ? {} : { eventCacheSize: options.eventCacheSize }),
-        ...(options.payloadCacheSize === undefined ? {} : { payloadCacheSize: options.payloadCacheSize }),
+        ...(options.encounterCacheSize === undefined ? {} : { encounterCacheSize: options.encounterCacheSize }),
         ...(walSync === undefined ? {} : { walSync })
       })
       return Context.make(Storage, storage).pipe(

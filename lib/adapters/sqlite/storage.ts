@@ -23,12 +23,12 @@ export interface SqliteStorageOptions {
    */
   readonly walSync?: WalSync
   /**
-   * Keep what never changes for the reads to come (`sql/read-cache.ts`): recorded feed events
-   * (default 10,000, about 10 MB) and encounters' payloads (default 2,000, a few KB each). On unless false.
+   * Keep what was read for the reads to come (`sql/read-cache.ts`): recorded feed events (default
+   * 10,000, about 10 MB) and encounters at their row revision (default 2,000, a few KB each). On unless false.
    */
   readonly readCache?: boolean
   readonly eventCacheSize?: number
-  readonly payloadCacheSize?: number
+  readonly encounterCacheSize?: number
 }
 
 const NO_ROWS: ReadonlyArray<Row> = []
@@ -79,7 +79,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       dialect: sqliteDialect,
       ...(options.readCache === false
         ? {}
-        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, payloads: options.payloadCacheSize ?? 2_000 }) }),
+        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, encounters: options.encounterCacheSize ?? 2_000 }) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {

@@ -5,6 +5,7 @@ import intakeLog from "./0003-intake-log.js"
 import webhooks from "./0004-webhooks.js"
 import clearinghouse from "./0005-clearinghouse.js"
 import consoleIndexes from "./0006-console-indexes.js"
+import encounterRevision from "./0007-encounter-revision.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -16,11 +17,12 @@ export const migrations = Migrator.fromRecord({
   "3_intake_log": intakeLog,
   "4_webhooks": webhooks,
   "5_clearinghouse": clearinghouse,
-  "6_console_indexes": consoleIndexes
+  "6_console_indexes": consoleIndexes,
+  "7_encounter_revision": encounterRevision
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 6
+export const latestMigrationId = 7
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
