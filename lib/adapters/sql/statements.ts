@@ -191,12 +191,15 @@ export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query
 export const claimStatusCounts = (ws: string): Query =>
   query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
 
-/** A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id and revision only). */
-const claimSelect = (encounterColumns: ReadonlyArray<string>) =>
-  `SELECT ${list(encounterColumns, "e.")}, ${codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")}
-      FROM claims c JOIN encounters e ON e.id = c.encounter_id`
-const CLAIM = claimSelect(codecs.encounters.columns)
-const CLAIM_KEYS = claimSelect(["id", "created_at", "revision"])
+/**
+ * A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id, time and
+ * revision only). The keys are read with scalar subqueries rather than a join: the same two index
+ * lookups, and a third of the join's time on bun:sqlite (measured in the README's performance section).
+ */
+const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")
+const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
+const CLAIM_KEYS = `SELECT c.encounter_id AS id, (SELECT created_at FROM encounters WHERE id = c.encounter_id) AS created_at,
+      (SELECT revision FROM encounters WHERE id = c.encounter_id) AS revision, ${CLAIM_COLUMNS} FROM claims c`
 export const claim = (ws: string, id: string, keys = false): Query =>
   query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 /** A claim by its patient control number (how clearinghouse responses name it). */
