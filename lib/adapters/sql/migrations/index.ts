@@ -6,6 +6,7 @@ import webhooks from "./0004-webhooks.js"
 import clearinghouse from "./0005-clearinghouse.js"
 import consoleIndexes from "./0006-console-indexes.js"
 import encounterRevision from "./0007-encounter-revision.js"
+import dropDuplicateClaimsIndex from "./0008-drop-duplicate-claims-index.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -18,11 +19,12 @@ export const migrations = Migrator.fromRecord({
   "4_webhooks": webhooks,
   "5_clearinghouse": clearinghouse,
   "6_console_indexes": consoleIndexes,
-  "7_encounter_revision": encounterRevision
+  "7_encounter_revision": encounterRevision,
+  "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 7
+export const latestMigrationId = 8
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
