@@ -52,10 +52,20 @@ function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithC
  * at that revision as kept, the others read whole in one query (then kept, frozen).
  */
 function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterCache): Program<ReadonlyArray<EncounterWithClaim>> {
-  const missing = keys.filter((k) => cache.get(String(k.id))?.revision !== Number(k.revision)).map((k) => String(k.id))
+  // Not kept at all: read whole. Kept at an older revision: read without the payload, which never
+  // changes after intake, and reuse the kept (parsed, frozen) one.
+  const absent: Array<string> = []
+  const stale = new Map<string, EncounterWithClaim["encounter"]["payload"]>()
+  for (const k of keys) {
+    const kept = cache.get(String(k.id))
+    if (kept === undefined) absent.push(String(k.id))
+    else if (kept.revision !== Number(k.revision)) stale.set(String(k.id), kept.read.encounter.payload)
+  }
   const fresh = new Map<string, EncounterWithClaim>()
-  if (missing.length > 0) {
-    const found = (yield* rows(S.encountersById(ws, missing))).map(encounterRead)
+  if (absent.length > 0 || stale.size > 0) {
+    const whole = absent.length === 0 ? [] : yield* rows(S.encountersById(ws, absent))
+    const changed = stale.size === 0 ? [] : yield* rows(S.encountersById(ws, [...stale.keys()], false))
+    const found = [...whole, ...changed.map((r) => ({ ...r, payload: stale.get(String(r.id)) }))].map(encounterRead)
     const reads = yield* withRemittances(ws, found)
     reads.forEach((read, i) => {
       const frozen = deepFreeze(read)

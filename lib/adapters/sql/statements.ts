@@ -176,8 +176,10 @@ const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounte
 const ENCOUNTER_KEYS = "SELECT e.id, e.created_at, e.revision FROM encounters e"
 export const encounter = (ws: string, id: string, keys = false): Query =>
   query(`${keys ? ENCOUNTER_KEYS : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-export const encountersById = (ws: string, ids: ReadonlyArray<string>): Query =>
-  query(`${ENCOUNTER} WHERE e.workspace_id = ? AND e.id IN (${marks(ids.length)})`, [ws, ...ids])
+/** Without `payload`: the columns an update can change (a payload never changes after intake). */
+const ENCOUNTER_CHANGING = `SELECT ${list(codecs.encounters.columns.filter((c) => c !== "payload"), "e.")} FROM encounters e`
+export const encountersById = (ws: string, ids: ReadonlyArray<string>, payload = true): Query =>
+  query(`${payload ? ENCOUNTER : ENCOUNTER_CHANGING} WHERE e.workspace_id = ? AND e.id IN (${marks(ids.length)})`, [ws, ...ids])
 export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query =>
   newestFirstPage(keys ? ENCOUNTER_KEYS : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
     ["e.external_id = ?", q.external_id],
