@@ -4,7 +4,7 @@
  * functions by self time (--keep copies the whole
  * Markdown profile to the temp folder).
  *
- *   bun bench/profile.ts --scenario events|events-follow|list|read|compat-list|compat-read|status|create|replay
+ *   bun bench/profile.ts --scenario events|events-follow|list|read|compat-list|compat-read|status|create|create-unique|replay
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
@@ -75,6 +75,25 @@ await work.run(async () => {
       case "compat-read": return encounters.slice(0, 200).map((id) => ({ method: "GET", path: `/api/encounters/compat-version/${id}` }))
       case "replay": return ids.slice(0, 200).map((id) => ({ method: "POST", path: "/api/encounters", body: JSON.stringify(validPayload(id)) }))
       case "create": return Array.from({ length: 5000 }, (_, i) => ({ method: "POST", path: "/api/encounters", body: JSON.stringify(validPayload(`prof-new-${i}`)) }))
+      case "create-unique": {
+        // Every request a new external_id (per wrk thread and counter), so every one is a create.
+        const [head, tail] = JSON.stringify(validPayload("EXTERNAL-ID-MARK")).split("EXTERNAL-ID-MARK")
+        const lua = [
+          `local head = ${JSON.stringify(head)}`,
+          `local tail = ${JSON.stringify(tail)}`,
+          "local threads = 0",
+          'function setup(thread) threads = threads + 1; thread:set("tid", threads) end',
+          'local tag = "u"',
+          "local counter = 0",
+          'function init(args) tag = "u-t" .. tostring(tid) .. "-" end',
+          `wrk.method = "POST"`,
+          `wrk.path = "/api/encounters"`,
+          `wrk.headers["authorization"] = "Bearer ${key}"`,
+          `wrk.headers["content-type"] = "application/json"`,
+          "function request() counter = counter + 1; return wrk.format(nil, nil, nil, head .. tag .. counter .. tail) end"
+        ].join("\n")
+        return [{ method: "LUA", path: lua }]
+      }
       case "status": {
         const writer = encounterdWriteKey(false, db)
         const claims = await latestClaims(server.url, key, 200)
