@@ -290,9 +290,22 @@ export const webhookDeliveryPage = (ws: string, endpointId: string, q: WebhookDe
 /** The outbox's depth, counted on the partial index of pending rows. */
 export const pendingWebhookDeliveries: Query = query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'", [])
 /** Due pending deliveries, soonest first, on the partial index of pending rows. */
+/**
+ * Due deliveries, soonest first. With endpoints to `skip` (those at their limit of attempts in
+ * flight), the others' are read endpoint by endpoint (`webhook_deliveries_due_by_endpoint`), so a
+ * skipped endpoint's backlog, however long, is never scanned.
+ */
 export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>): Query =>
-  query(
-    `${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-      ${skip.length > 0 ? `AND endpoint_id NOT IN (${marks(skip.length)})` : ""} ORDER BY next_attempt_at LIMIT ?`,
-    [now, now, ...skip, limit]
-  )
+  skip.length === 0
+    ? query(
+        `${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+          ORDER BY next_attempt_at LIMIT ?`,
+        [now, now, limit]
+      )
+    : query(
+        `SELECT ${list(codecs.webhook_deliveries.columns, "d.")} FROM webhook_endpoints e CROSS JOIN webhook_deliveries d
+          WHERE e.id NOT IN (${marks(skip.length)}) AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
+            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
+          ORDER BY d.next_attempt_at LIMIT ?`,
+        [...skip, now, now, limit]
+      )

@@ -7,6 +7,7 @@ import clearinghouse from "./0005-clearinghouse.js"
 import consoleIndexes from "./0006-console-indexes.js"
 import encounterRevision from "./0007-encounter-revision.js"
 import dropDuplicateClaimsIndex from "./0008-drop-duplicate-claims-index.js"
+import deliveriesDueByEndpoint from "./0009-deliveries-due-by-endpoint.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -20,11 +21,12 @@ export const migrations = Migrator.fromRecord({
   "5_clearinghouse": clearinghouse,
   "6_console_indexes": consoleIndexes,
   "7_encounter_revision": encounterRevision,
-  "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex
+  "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
+  "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 8
+export const latestMigrationId = 9
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
