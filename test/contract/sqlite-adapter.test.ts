@@ -21,11 +21,13 @@ import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
 import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
 import { makeSqliteStorage } from "../../lib/adapters/sqlite/storage.js"
-import { ApiKeyId, ClaimId, EncounterId, WorkspaceId } from "../../lib/domain/ids.js"
+import { ApiKeyId, ClaimId, EncounterId, EventId, WorkspaceId } from "../../lib/domain/ids.js"
 import { liveServices } from "../../lib/layers.js"
+import { Clock, Ids } from "../../lib/ports/clock.js"
+import { DeliverySignal } from "../../lib/webhooks/signal.js"
 import { Storage, type StorageShape } from "../../lib/ports/storage.js"
-import { insert } from "../../lib/ports/write.js"
-import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
+import { appendEvent, insert } from "../../lib/ports/write.js"
+import { changeClaimStatus, statusUpdated } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEventFeed } from "../../lib/rules/read-events.js"
@@ -180,6 +182,87 @@ describe("SQLite adapter: reads and the key cache", () => {
       expect(Option.getOrNull(found)).toBe(made.encounter_id)
     } finally {
       await other.dispose()
+      await runtime.dispose()
+    }
+  })
+})
+
+describe("SQLite adapter: the feed's recorded times", () => {
+  const recordedTimes = (file: string): Array<string> => {
+    const db = new Database(file, { readonly: true })
+    try {
+      return db.prepare<{ created_at: string }, []>("SELECT created_at FROM events ORDER BY seq").all().map((r) => r.created_at)
+    } finally {
+      db.close()
+    }
+  }
+
+  test("an event another connection recorded later than this one's kept time is seen: the next event is recorded after it", async () => {
+    const { file, runtime } = open()
+    // Another process whose clock runs a year ahead: its event is the feed's newest by time.
+    const ahead = Layer.succeed(Clock, { now: () => Date.now() + 365 * 24 * 3600 * 1000 })
+    const other = ManagedRuntime.make(Layer.mergeAll(sqliteStorageLayer(file), Ids.live, DeliverySignal.live, ahead))
+    try {
+      const ws = await runtime.runPromise(createWorkspace("feed", "Feed"))
+      const first = await runtime.runPromise(createEncounter(ws.id, validPayload("feed-1")))
+      await runtime.runPromise(createEncounter(ws.id, validPayload("feed-2")))
+      await other.runPromise(createEncounter(ws.id, validPayload("feed-elsewhere")))
+      await new Promise((resolve) => setImmediate(resolve))
+      const encounter = await runtime.runPromise(getEncounter(ws.id, first.encounter_id))
+      await runtime.runPromise(changeClaimStatus(ws.id, encounter.claim.id, "missing_information"))
+      const times = recordedTimes(file)
+      expect(times).toHaveLength(4)
+      expect([...times].sort()).toEqual(times)
+      expect(times[3]! >= times[2]!).toBe(true)
+      expect(times[2]! > times[1]!).toBe(true)
+    } finally {
+      await other.dispose()
+      await runtime.dispose()
+    }
+  })
+
+  test("a write undone after appending its event leaves no kept time behind: the next event follows the stored ones", async () => {
+    const { file, runtime } = open()
+    try {
+      const ws = await runtime.runPromise(createWorkspace("undo", "Undo"))
+      const made = await runtime.runPromise(createEncounter(ws.id, validPayload("undo-1")))
+      const storage = await runtime.runPromise(Storage)
+      const ids = await runtime.runPromise(Ids)
+      const read = await runtime.runPromise(getEncounter(ws.id, made.encounter_id))
+      const found = await runtime.runPromise(storage.findClaim(ws.id, read.claim.id))
+      if (Option.isNone(found)) throw new Error("the claim was not found")
+      const { encounter, claim } = found.value
+      // An event a year ahead, then a step that fails (an API key whose id is taken): the write is
+      // undone, its event with it.
+      const future = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString()
+      const event = statusUpdated(ws.id, EventId.make(ids.next()), encounter, claim, "missing_information", future)
+      const key = await runtime.runPromise(createApiKey("undo"))
+      const failed = await runtime.runPromise(
+        Effect.either(
+          storage.write({
+            operation: "appendThenFail",
+            steps: [
+              appendEvent(event),
+              insert("api_keys", {
+                id: ApiKeyId.make(key.id),
+                workspace_id: ws.id,
+                hash: "y".repeat(64),
+                prefix: "eik_yyyyyy",
+                scopes: ["encounters"],
+                created_at: new Date().toISOString(),
+                last_used_at: null,
+                revoked_at: null
+              })
+            ]
+          })
+        )
+      )
+      expect(Either.isLeft(failed)).toBe(true)
+      await runtime.runPromise(changeClaimStatus(ws.id, read.claim.id, "missing_information"))
+      const times = recordedTimes(file)
+      expect(times).toHaveLength(2)
+      expect(times[1]! < future).toBe(true)
+    } finally {
       await runtime.dispose()
     }
   })

@@ -194,7 +194,18 @@ const uniqueColumns = (table: TableName, unique: string): ReadonlyArray<string> 
  * Executes a write's steps in order inside the caller's transaction. A refused precondition
  * answers `Refused` at once: the caller rolls the whole transaction back.
  */
-export function* executeWrite<R>(dialect: Dialect, write: Write<R>): Program<WriteResult<R>> {
+/**
+ * The recorded time of each workspace's newest event, kept by an adapter that knows when its
+ * connection is the feed's only writer (SQLite: within its write transactions, until another
+ * connection commits or a write is undone; see `sqlite/storage.ts`). Without it, every appended
+ * event reads the newest one's time.
+ */
+export interface FeedTimes {
+  readonly get: (workspaceId: string) => string | undefined
+  readonly set: (workspaceId: string, recordedAt: string) => void
+}
+
+export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedTimes): Program<WriteResult<R>> {
   if (dialect.feedLock !== undefined) {
     const locked = new Set<string>()
     for (const step of write.steps) {
@@ -260,9 +271,10 @@ export function* executeWrite<R>(dialect: Dialect, write: Write<R>): Program<Wri
       }
       case "AppendEvent": {
         const event = step.event
-        const last = (yield* rows(S.lastEventAt(event.workspace_id)))[0]?.created_at
+        const last = feed?.get(event.workspace_id) ?? (yield* rows(S.lastEventAt(event.workspace_id)))[0]?.created_at
         const recorded = recordedAt(event.created_at, typeof last === "string" ? last : undefined)
         yield* rows(command(S.insertText("events"), codecs.events.encode({ ...event, created_at: recorded })))
+        feed?.set(event.workspace_id, recorded)
         if (step.touch !== undefined && inserted.get(step.touch) !== recorded) {
           yield* rows(S.touchEncounter(recorded, step.touch, event.workspace_id))
         }

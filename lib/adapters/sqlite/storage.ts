@@ -5,7 +5,7 @@ import type { StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import { type Program, type Row, sqliteDialect } from "../sql/dialect.js"
 import { makeReadCaches } from "../sql/read-cache.js"
-import { executeWrite, reads as programs } from "../sql/programs.js"
+import { executeWrite, type FeedTimes, reads as programs } from "../sql/programs.js"
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
 import type { ReadBatching, SqliteDriver } from "./driver.js"
@@ -62,7 +62,23 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
   Effect.gen(function* () {
     const run = runOn(driver)
     const metrics = yield* Metrics
-    const queue = makeWriteQueue(driver, reads, acknowledger(options.walSync, metrics), options.maxBatch ?? 256, metrics)
+    // Each workspace's newest recorded event time, read once and then kept while this connection
+    // is the feed's only writer: dropped when a batch begins after another connection committed
+    // (`PRAGMA data_version`, read with the write lock held) and whenever a write is undone.
+    const feedTimes = new Map<string, string>()
+    const feed: FeedTimes = { get: (ws) => feedTimes.get(ws), set: (ws, at) => void feedTimes.set(ws, at) }
+    const dataVersion = driver.prepare("PRAGMA data_version")
+    let seenVersion: unknown
+    const queue = makeWriteQueue(driver, reads, acknowledger(options.walSync, metrics), options.maxBatch ?? 256, metrics, {
+      begun: () => {
+        const version = dataVersion.get()?.data_version
+        if (version !== seenVersion) {
+          feedTimes.clear()
+          seenVersion = version
+        }
+      },
+      undone: () => feedTimes.clear()
+    })
     const keys = makeKeyCache(driver)
     // Pending writes are committed before the connection closes.
     yield* Effect.addFinalizer(() => Effect.sync(queue.close))
@@ -84,7 +100,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {
           if (w.steps.some((s) => s._tag !== "AppendEvent" && s.table === "api_keys")) keys.clear()
-          const result = run(executeWrite(sqliteDialect, w))
+          const result = run(executeWrite(sqliteDialect, w, feed))
           return result._tag === "Refused" ? new Undo(result) : result
         })
     }

@@ -17,6 +17,14 @@ interface WriteJob {
   readonly done: (failure?: StorageError) => void
 }
 
+/** What the queue tells its owner about a batch: begun (the write lock held), and something undone. */
+export interface BatchHooks {
+  /** The batch's transaction has begun: no other connection can commit until it ends. */
+  readonly begun?: () => void
+  /** A write of the batch was undone, or the whole batch rolled back. */
+  readonly undone?: () => void
+}
+
 export interface WriteQueue {
   /** A write: queued, committed with the others of its batch, answered once the batch is durable. */
   readonly submit: <A>(operation: string, run: () => A | Undo<A>) => Effect.Effect<A, StorageError>
@@ -36,6 +44,7 @@ export const makeWriteQueue = (
   acks: Acknowledger,
   maxBatch: number,
   metrics: MetricsSink,
+  hooks: BatchHooks = {},
   busyTimeoutMs = 5_000
 ): WriteQueue => {
   const queue: Array<WriteJob> = []
@@ -89,6 +98,7 @@ export const makeWriteQueue = (
     if (queue.length > 0) schedule()
     const failed = new Map<WriteJob, StorageError>()
     try {
+      hooks.begun?.()
       for (const job of batch) {
         savepoint.run()
         let keep = false
@@ -100,13 +110,17 @@ export const makeWriteQueue = (
           if (!driver.inTransaction()) throw e
           failed.set(job, failure(job.operation, e))
         }
-        if (!keep) rollbackTo.run()
+        if (!keep) {
+          rollbackTo.run()
+          hooks.undone?.()
+        }
         release.run()
       }
       commit.run()
       metrics.observeCommit((performance.now() - began) / 1000, batch.length)
     } catch (cause) {
       if (driver.inTransaction()) rollback.run()
+      hooks.undone?.()
       for (const job of batch) job.done(failure(job.operation, cause))
       return
     }
