@@ -1,7 +1,7 @@
 /**
  * What the binary's peak memory under create load is made of, and how much a setting moves it.
  *
- *   bun bench/memory.ts [--runs 3] [--duration 8] [--connections 32] [--env KEY=VALUE ...]
+ *   bun bench/memory.ts [--runs 3] [--duration 8] [--connections 32] [--env KEY=VALUE ...] [--compare PATH]
  *
  * Builds dist/encounterd if missing. Each run starts the binary on a fresh SQLite file and loads
  * it with unique creates from wrk (2 threads, each with its own external-id prefix) while reading
@@ -10,10 +10,11 @@
  * own mapped code). It reports creates per second and the server's CPU µs per create beside them.
  * With `--env`, runs alternate between the binary as it ships and the binary with those
  * environment variables (engine settings such as `BUN_JSC_useDFGJIT=0`): a way to attribute the
- * peak, not settings to run with. Prints a Markdown report, appended to bench/results/memory.md.
+ * peak, not settings to run with. With `--compare`, they alternate with another encounterd binary
+ * (another build, to see what a change does to the peak). Prints a Markdown report, appended to bench/results/memory.md.
  */
-import { readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { binaryPath, ensureBinary, fmt, machineLine, scratch } from "./support.js"
@@ -23,7 +24,8 @@ const { values: flags } = parseArgs({
     runs: { type: "string", default: "3" },
     duration: { type: "string", default: "8" },
     connections: { type: "string", default: "32" },
-    env: { type: "string", multiple: true, default: [] }
+    env: { type: "string", multiple: true, default: [] },
+    compare: { type: "string" }
   }
 })
 const runs = Number(flags.runs)
@@ -38,6 +40,7 @@ for (const pair of flags.env) {
   if (at < 1) throw new Error(`--env takes KEY=VALUE, not ${pair}`)
   extraEnv[pair.slice(0, at)] = pair.slice(at + 1)
 }
+if (flags.compare !== undefined && !existsSync(flags.compare)) throw new Error(`--compare: no file ${flags.compare}`)
 const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/memory.ts needs wrk on PATH")
 
@@ -94,9 +97,9 @@ interface Result {
 
 const work = scratch("encounterd-memory-")
 
-const measure = async (label: string, env: Record<string, string>, n: number): Promise<Result> => {
+const measure = async (label: string, binary: string, env: Record<string, string>, n: number): Promise<Result> => {
   const db = join(work.dir, `run-${n}.sqlite`)
-  const cmd = [binaryPath, "serve", "--db", db, "--port", "0", "--rate-limit", "0"]
+  const cmd = [binary, "serve", "--db", db, "--port", "0", "--rate-limit", "0"]
   const server = await work.serve(["env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...cmd], `run-${n}.log`, true)
   if (server.key === undefined) throw new Error("no first-run key")
   // The pid the server logs (`env` execs the binary, so it is also the spawned process's).
@@ -133,16 +136,17 @@ const measure = async (label: string, env: Record<string, string>, n: number): P
 
 await work.run(async () => {
   ensureBinary()
-  const variants: Array<{ label: string; env: Record<string, string> }> = [{ label: "as built", env: {} }]
+  const variants: Array<{ label: string; binary: string; env: Record<string, string> }> = [{ label: "as built", binary: binaryPath, env: {} }]
   if (Object.keys(extraEnv).length > 0) {
-    variants.push({ label: Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`).join(" "), env: extraEnv })
+    variants.push({ label: Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`).join(" "), binary: binaryPath, env: extraEnv })
   }
+  if (flags.compare !== undefined) variants.push({ label: flags.compare, binary: resolve(flags.compare), env: {} })
   const results: Array<Result> = []
   let n = 0
   for (let r = 1; r <= runs; r++) {
     for (const v of variants) {
       console.error(`run ${r}/${runs}: ${v.label}, ${duration} s of unique creates over ${connections} connections...`)
-      results.push(await measure(v.label, v.env, ++n))
+      results.push(await measure(v.label, v.binary, v.env, ++n))
     }
   }
   const rows = results.map(
