@@ -179,7 +179,7 @@ export const machineLine = (): string => {
 }
 
 /** Appends a report to bench/results/<file>, after a blank line when the file has content. */
-const appendResult = (file: string, report: string): string => {
+export const appendResult = (file: string, report: string): string => {
   const dir = join(root, "bench/results")
   mkdirSync(dir, { recursive: true })
   const path = join(dir, file)
