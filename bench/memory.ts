@@ -17,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
+import { cpuMicros } from "./scenario-data.js"
 import { binaryPath, ensureBinary, fmt, machineLine, scratch } from "./support.js"
 
 const { values: flags } = parseArgs({
@@ -79,12 +80,6 @@ const status = (pid: number): Status => {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM"), anon: kb("RssAnon"), file: kb("RssFile") }
 }
 
-/** utime + stime of a process, in seconds. */
-const cpuSeconds = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 interface Result {
   readonly label: string
   readonly peak: number
@@ -107,7 +102,7 @@ const measure = async (label: string, binary: string, env: Record<string, string
   const atStart = status(pid).rss
   const script = join(work.dir, `run-${n}.lua`)
   writeFileSync(script, luaScript(server.key, `m${n}`))
-  const cpu0 = cpuSeconds(pid)
+  const cpu0 = cpuMicros(pid)
   let highest: Status = status(pid)
   const sampler = setInterval(() => {
     const s = status(pid)
@@ -117,7 +112,7 @@ const measure = async (label: string, binary: string, env: Record<string, string
   const out = await new Response(load.stdout).text()
   clearInterval(sampler)
   if ((await load.exited) !== 0) throw new Error(`wrk failed:\n${out}`)
-  const cpu = cpuSeconds(pid) - cpu0
+  const cpu = cpuMicros(pid) - cpu0
   const final = status(pid)
   await work.stop(server.proc, label)
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN)
@@ -130,7 +125,7 @@ const measure = async (label: string, binary: string, env: Record<string, string
     fileAtPeak: highest.file,
     atStart,
     perSecond: requests / duration,
-    cpuUs: (cpu * 1e6) / requests
+    cpuUs: cpu / requests
   }
 }
 
