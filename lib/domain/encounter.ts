@@ -73,6 +73,13 @@ export const EncounterRow = Schema.Struct({
   /** When the latest claim's latest remittance came in; null while it has none (no lookup needed). */
   latest_claim_remittances_at: Schema.NullOr(Schema.String),
   /**
+   * The raw request that created the encounter (its intake log entry, outcome `accepted`); null for
+   * encounters stored before intake requests had external ids. The intake log finds a create's
+   * accepted request by its external id through this column, so an accepted create writes no entry
+   * of its own to an index keyed by external id (the encounter's unique key already holds it).
+   */
+  raw_request_id: Schema.NullOr(RawRequestId),
+  /**
    * How many times the row was written after its insert: every update adds one (storage does, see
    * `TableDef.revision`). Rows of one id and revision are the same, so a reader may keep what it read.
    */
@@ -87,9 +94,10 @@ export interface EncounterWithClaim {
   readonly remittances?: ReadonlyArray<RemittanceRecord>
 }
 
-/** The row of an encounter whose latest claim is `claim`. */
-export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord): EncounterRow => ({
+/** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
+export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord, rawRequestId: RawRequestId | null): EncounterRow => ({
   ...encounter,
+  raw_request_id: rawRequestId,
   latest_claim_status: claim.status,
   latest_claim_created_at: claim.created_at,
   latest_claim_status_changed_at: claim.status_changed_at,

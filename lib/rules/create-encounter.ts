@@ -138,7 +138,7 @@ const creation = (
 ): Write<CreationRefusal> => ({
   operation: "createEncounter",
   steps: [
-    insert("encounters", toEncounterRow(encounter, claim), {
+    insert("encounters", toEncounterRow(encounter, claim, raw.id), {
       unique: "external_id",
       refuse: (holder) => ({ _tag: "Duplicate", encounter_id: EncounterId.make(holder) })
     }),

@@ -16,6 +16,10 @@ import encounterClaimColumns from "../../lib/adapters/sql/migrations/0002-encoun
 import intakeLog from "../../lib/adapters/sql/migrations/0003-intake-log.js"
 import webhooks from "../../lib/adapters/sql/migrations/0004-webhooks.js"
 import clearinghouse from "../../lib/adapters/sql/migrations/0005-clearinghouse.js"
+import consoleIndexes from "../../lib/adapters/sql/migrations/0006-console-indexes.js"
+import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-revision.js"
+import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
+import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
 import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
@@ -28,7 +32,8 @@ import { DeliverySignal } from "../../lib/webhooks/signal.js"
 import { Storage, type StorageShape } from "../../lib/ports/storage.js"
 import { appendEvent, insert } from "../../lib/ports/write.js"
 import { changeClaimStatus, statusUpdated } from "../../lib/rules/change-claim-status.js"
-import { createEncounter } from "../../lib/rules/create-encounter.js"
+import { createEncounter, intakeEncounter } from "../../lib/rules/create-encounter.js"
+import { listIntakeRequests } from "../../lib/rules/intake-log.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEventFeed } from "../../lib/rules/read-events.js"
 import { eventJson } from "../../lib/domain/event.js"
@@ -376,47 +381,55 @@ describe("SQLite adapter: migrations", () => {
     }
   })
 
-  test("a database made before migration 6 finds its stored events by their encounter", async () => {
+  /**
+   * A database file as the migrations in `before` left it, holding what `body` wrote with today's
+   * rules. Today's writes name the columns added since (`later`, as `name definition`): they are
+   * there while `body` runs, and dropped again after, so the file is as `before` left it.
+   */
+  const storedBefore = async <A>(
+    before: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>,
+    later: ReadonlyArray<string>,
+    body: Effect.Effect<A, unknown, Storage | Clock | Ids | DeliverySignal>
+  ): Promise<{ file: string; made: A }> => {
     const file = join(dir, `db-${n++}.sqlite`)
-    // The schema as migration 5 left it, with an encounter whose claim has moved once.
     const driver = openBunDriver(file)
     const made = await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
           const reads = makeReadBatching(driver)
           const sql = yield* makeSqliteSqlClient(driver, reads)
-          const before = Migrator.fromRecord({
-            "1_init": init,
-            "2_encounter_claim_columns": encounterClaimColumns,
-            "3_intake_log": intakeLog,
-            "4_webhooks": webhooks,
-            "5_clearinghouse": clearinghouse
-          })
-          yield* Effect.provideService(Migrator.make({})({ loader: before }), SqlClient.SqlClient, sql)
-          // Today's writes name the revision column of migration 7: it is there while they run, and
-          // dropped again below, so the file is as migration 5 left it.
-          driver.exec("ALTER TABLE encounters ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+          yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord(before) }), SqlClient.SqlClient, sql)
+          for (const column of later) driver.exec(`ALTER TABLE encounters ADD COLUMN ${column}`)
           const storage = yield* makeSqliteStorage(driver, reads, { readCache: false })
-          return yield* Effect.provide(
-            Effect.provideService(
-              Effect.gen(function* () {
-                const ws = (yield* createWorkspace("old", "Old")).id
-                const created = yield* createEncounter(ws, validPayload("old-1"))
-                yield* createEncounter(ws, validPayload("old-2"))
-                yield* changeClaimStatus(ws, (yield* getEncounter(ws, created.encounter_id)).claim.id, "coded")
-                return { ws, id: created.encounter_id }
-              }),
-              Storage,
-              storage
-            ),
-            liveServices
-          )
+          return yield* Effect.provide(Effect.provideService(body, Storage, storage), liveServices)
         })
       )
     )
-    driver.exec("ALTER TABLE encounters DROP COLUMN revision")
+    for (const column of later) driver.exec(`ALTER TABLE encounters DROP COLUMN ${column.split(" ")[0]}`)
     driver.close()
+    return { file, made }
+  }
+  const throughMigration5 = {
+    "1_init": init,
+    "2_encounter_claim_columns": encounterClaimColumns,
+    "3_intake_log": intakeLog,
+    "4_webhooks": webhooks,
+    "5_clearinghouse": clearinghouse
+  }
 
+  test("a database made before migration 6 finds its stored events by their encounter", async () => {
+    // An encounter whose claim has moved once.
+    const { file, made } = await storedBefore(
+      throughMigration5,
+      ["revision INTEGER NOT NULL DEFAULT 0", "raw_request_id TEXT"],
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("old", "Old")).id
+        const created = yield* createEncounter(ws, validPayload("old-1"))
+        yield* createEncounter(ws, validPayload("old-2"))
+        yield* changeClaimStatus(ws, (yield* getEncounter(ws, created.encounter_id)).claim.id, "coded")
+        return { ws, id: created.encounter_id }
+      })
+    )
     const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
     try {
       const events = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.listEncounterEvents(made.ws, made.id, { limit: 10 })))
@@ -424,6 +437,44 @@ describe("SQLite adapter: migrations", () => {
         ["ExternalApi.Encounter.Created", made.id],
         ["ExternalApi.Encounter.StatusUpdated", made.id]
       ])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a database made before migration 10 lists each external id's accepted request with its replays and rejections", async () => {
+    const body = (u: unknown) => new TextEncoder().encode(JSON.stringify(u))
+    const { file, made } = await storedBefore(
+      {
+        ...throughMigration5,
+        "6_console_indexes": consoleIndexes,
+        "7_encounter_revision": encounterRevision,
+        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
+        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint
+      },
+      ["raw_request_id TEXT"],
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("old", "Old")).id
+        yield* Effect.either(intakeEncounter({ workspace_id: ws, body: body({ ...validPayload("old-1"), diagnoses: [] }) }))
+        const accepted = yield* intakeEncounter({ workspace_id: ws, body: body(validPayload("old-1")) })
+        yield* intakeEncounter({ workspace_id: ws, body: body(validPayload("old-1")) })
+        const other = yield* intakeEncounter({ workspace_id: ws, body: body(validPayload("old-2")) })
+        return { ws, accepted, other }
+      })
+    )
+    const db = new Database(file, { readonly: true })
+    try {
+      expect(db.prepare("SELECT name FROM pragma_table_info('encounters') WHERE name = 'raw_request_id'").all()).toEqual([])
+    } finally {
+      db.close()
+    }
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const trail = await runtime.runPromise(listIntakeRequests(made.ws, { external_id: "old-1" }))
+      expect(trail.items.map((r) => r.outcome)).toEqual(["duplicate", "accepted", "rejected"])
+      expect(trail.items[1]!.id).toBe(made.accepted.raw_request_id)
+      const accepted = await runtime.runPromise(listIntakeRequests(made.ws, { external_id: "old-2", outcome: "accepted" }))
+      expect(accepted.items.map((r) => r.id)).toEqual([made.other.raw_request_id])
     } finally {
       await runtime.dispose()
     }

@@ -383,7 +383,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
               // An event first: refused later in the write, it must be undone too.
               appendEvent(eventOf(ws, copyId, "2026-11-01T00:00:00.000Z", "01a00000-0000-7000-8000-0000000000f1")),
               insert("claims", { ...row.claim, id: claimId, patient_control_number: "FRESHPCN" }),
-              insert("encounters", toEncounterRow({ ...row.encounter, id: copyId }, row.claim), {
+              insert("encounters", toEncounterRow({ ...row.encounter, id: copyId }, row.claim, null), {
                 unique: "external_id",
                 refuse: (holder) => holder
               })
@@ -547,6 +547,59 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           assert.ok(Either.isLeft(badOutcome) && badOutcome.left._tag === "InvalidQuery")
           const window = yield* listIntakeRequests(ws, { received_after: "2000-01-01T00:00:00Z", received_before: "2000-01-02T00:00:00Z" })
           assert.equal(window.items.length, 0)
+        })
+      ))
+
+    test("intake log by external id: rejected, accepted and replayed requests of one id, by outcome and paged both ways", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const other = yield* workspace("clinic-b")
+          const enc = (u: unknown) => new TextEncoder().encode(JSON.stringify(u))
+          const ext = "trail-1"
+          // First sent invalid, then valid (accepted), then replayed twice; a neighbour id and another workspace share nothing.
+          yield* Effect.either(intakeEncounter({ workspace_id: ws, body: enc({ ...validPayload(ext), diagnoses: [] }) }))
+          const ok = yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload(ext)) })
+          yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload(ext)) })
+          // The same encounter in other bytes: a replay too, through the full path.
+          yield* intakeEncounter({ workspace_id: ws, body: new TextEncoder().encode(JSON.stringify(validPayload(ext), null, 2)) })
+          yield* intakeEncounter({ workspace_id: ws, body: enc(validPayload("trail-2")) })
+          yield* intakeEncounter({ workspace_id: other, body: enc(validPayload(ext)) })
+
+          const trail = yield* listIntakeRequests(ws, { external_id: ext })
+          assert.deepEqual(
+            trail.items.map((r) => r.outcome),
+            ["duplicate", "duplicate", "accepted", "rejected"]
+          )
+          const times = trail.items.map((r) => r.received_at)
+          assert.deepEqual(times, [...times].sort().reverse())
+          assert.equal(trail.items[2]!.id, ok.raw_request_id)
+          assert.equal(trail.next_page_token, null)
+          const only = (outcome: string) => listIntakeRequests(ws, { external_id: ext, outcome }).pipe(Effect.map((p) => p.items.map((r) => r.id)))
+          assert.deepEqual(yield* only("accepted"), [ok.raw_request_id])
+          assert.deepEqual(yield* only("duplicate"), trail.items.slice(0, 2).map((r) => r.id))
+          assert.deepEqual(yield* only("rejected"), [trail.items[3]!.id])
+          assert.deepEqual(
+            (yield* listIntakeRequests(ws, { external_id: ext, received_after: trail.items[2]!.received_at })).items.map((r) => r.id),
+            trail.items.filter((r) => r.received_at >= trail.items[2]!.received_at).map((r) => r.id)
+          )
+          assert.deepEqual((yield* listIntakeRequests(ws, { external_id: "never-sent" })).items, [])
+          assert.equal((yield* listIntakeRequests(other, { external_id: ext })).items.length, 1)
+          // One at a time, forward then back: the same four, each once, in order.
+          const forward: Array<string> = []
+          let page = yield* listIntakeRequests(ws, { external_id: ext, limit: 1 })
+          forward.push(...page.items.map((r) => r.id))
+          while (page.next_page_token !== null) {
+            page = yield* listIntakeRequests(ws, { external_id: ext, limit: 1, page_token: page.next_page_token })
+            forward.push(...page.items.map((r) => r.id))
+          }
+          assert.deepEqual(forward, trail.items.map((r) => r.id))
+          const back: Array<string> = [...page.items.map((r) => r.id)]
+          while (page.prev_page_token !== null) {
+            page = yield* listIntakeRequests(ws, { external_id: ext, limit: 1, page_token: page.prev_page_token })
+            back.unshift(...page.items.map((r) => r.id))
+          }
+          assert.deepEqual(back, forward)
         })
       ))
 

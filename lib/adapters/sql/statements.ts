@@ -127,18 +127,16 @@ const newestFirstOrder = (time: string, id: string, dir: "next" | "prev" | undef
   // A "prev" scan reads upward and the rule reverses it.
   dir === "prev" ? `ORDER BY ${time} ASC, ${id} ASC` : `ORDER BY ${time} DESC, ${id} DESC`
 
+type Filters = ReadonlyArray<readonly [string, SqlValue | undefined]>
+type Keys = { readonly time: string; readonly id: string; readonly workspace: string }
+type Scanned = { readonly position?: Position | undefined; readonly limit: number }
+
 /**
- * A newest-first page of `select`: the workspace, the filters that have a value, the keyset bound
- * of the position, the order, and `limit + 1`.
+ * The conditions of a newest-first scan: the workspace, `fixed` conditions (without parameters),
+ * the filters that have a value and the keyset bound.
  */
-const newestFirstPage = (
-  select: string,
-  keys: { readonly time: string; readonly id: string; readonly workspace: string },
-  ws: string,
-  q: { readonly position?: Position | undefined; readonly limit: number },
-  filters: ReadonlyArray<readonly [string, SqlValue | undefined]>
-): Query => {
-  const where = [`${keys.workspace} = ?`]
+const newestFirstWhere = (keys: Keys, ws: string, q: Scanned, filters: Filters, fixed: ReadonlyArray<string> = []) => {
+  const where = [`${keys.workspace} = ?`, ...fixed]
   const params: Array<SqlValue> = [ws]
   for (const [condition, value] of filters) {
     if (value === undefined) continue
@@ -151,18 +149,53 @@ const newestFirstPage = (
     const at = String(pos.key[0] ?? "")
     params.push(at, at, String(pos.key[1] ?? ""))
   }
-  return scan(select, where, params, newestFirstOrder(keys.time, keys.id, pos?.dir), q.limit)
+  return { where, params }
+}
+
+/**
+ * A newest-first page of `select`: the workspace, the filters that have a value, the keyset bound
+ * of the position, the order, and `limit + 1`.
+ */
+const newestFirstPage = (select: string, keys: Keys, ws: string, q: Scanned, filters: Filters, fixed: ReadonlyArray<string> = []): Query => {
+  const { where, params } = newestFirstWhere(keys, ws, q, filters, fixed)
+  return scan(select, where, params, newestFirstOrder(keys.time, keys.id, q.position?.dir), q.limit)
 }
 
 const RAW = `SELECT ${list(codecs.raw_requests.columns)} FROM raw_requests`
 export const rawRequest = (ws: string, id: string): Query => query(`${RAW} WHERE id = ? AND workspace_id = ?`, [id, ws])
-export const rawRequestPage = (ws: string, q: RawRequestScan): Query =>
-  newestFirstPage(RAW, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [
-    ["outcome = ?", q.outcome],
-    ["external_id = ?", q.external_id],
+const RAW_KEYS: Keys = { time: "received_at", id: "id", workspace: "workspace_id" }
+/** The condition of the partial indexes of migration 10, written as they are: a database uses such an index only then. */
+const UNACCEPTED = "outcome <> 'accepted'"
+/**
+ * A page of the intake log (see migration 10 for its indexes). By an outcome other than
+ * `accepted`, along the outcome index of those. By external id, in two parts: the requests not
+ * accepted, from their index, and the accepted one, named by the encounter that has the external
+ * id; both under the same filters and bound, in one newest-first order. Accepted requests alone
+ * are read along the time index.
+ */
+export const rawRequestPage = (ws: string, q: RawRequestScan): Query => {
+  const filters = (outcome: string): Filters => [
+    [outcome, q.outcome],
     ["received_at >= ?", q.received_after],
     ["received_at <= ?", q.received_before]
+  ]
+  const unaccepted = q.outcome !== undefined && q.outcome !== "accepted"
+  const ext = q.external_id
+  if (ext === undefined) return newestFirstPage(RAW, RAW_KEYS, ws, q, filters("outcome = ?"), unaccepted ? [UNACCEPTED] : [])
+  const parts: Array<{ readonly text: string; readonly params: ReadonlyArray<SqlValue> }> = []
+  const part = (condition: string, conditionParams: ReadonlyArray<SqlValue>) => {
+    // The outcome as an expression: by external id, no outcome index is to be chosen over the
+    // external id's few rows (an outcome is never null where an external id is set).
+    const { where, params } = newestFirstWhere(RAW_KEYS, ws, q, filters("coalesce(outcome, '') = ?"))
+    parts.push({ text: `${RAW} WHERE ${[...where, condition].join(" AND ")}`, params: [...params, ...conditionParams] })
+  }
+  if (q.outcome !== "accepted") part(`external_id = ? AND ${UNACCEPTED}`, [ext])
+  if (!unaccepted) part("id = (SELECT raw_request_id FROM encounters WHERE workspace_id = ? AND external_id = ?)", [ws, ext])
+  return query(`${parts.map((p) => p.text).join(" UNION ALL ")} ${newestFirstOrder("received_at", "id", q.position?.dir)} LIMIT ?`, [
+    ...parts.flatMap((p) => p.params),
+    q.limit + 1
   ])
+}
 
 export const encounterIdByExternalId = (ws: string, externalId: string): Query =>
   query("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?", [ws, externalId])
