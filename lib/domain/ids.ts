@@ -19,18 +19,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** True for a lower-case canonical UUID string: malformed ids are answered as not found without a lookup. */
 export const isUuid = (s: string): boolean => UUID.test(s)
 
-const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0")
+/** Two lower-case hex digits for each byte value. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
+const byteHex = (b: number | undefined): string => HEX[(b ?? 0) & 0xff]!
 
 /**
  * A UUIDv7 from a millisecond time, a 12-bit sequence (monotonic within one millisecond) and
- * 62 random bits. Ids made by one generator sort in creation order, also within a millisecond.
+ * 62 random bits (`random[offset]` to `random[offset + 7]`). Ids made by one generator sort in
+ * creation order, also within a millisecond.
  */
-export const uuidv7 = (ms: number, seq: number, random: Uint8Array): string => {
+export const uuidv7 = (ms: number, seq: number, random: Uint8Array, offset = 0): string => {
   const r = random
-  const time = hex(Math.floor(ms), 12)
-  const a = hex(0x7000 | (seq & 0x0fff), 4)
-  const b = hex(0x8000 | (((r[0] ?? 0) & 0x3f) << 8) | (r[1] ?? 0), 4)
-  let tail = ""
-  for (let i = 2; i < 8; i++) tail += hex(r[i] ?? 0, 2)
-  return `${time.slice(0, 8)}-${time.slice(8)}-${a}-${b}-${tail}`
+  const o = offset
+  const time = Math.floor(ms).toString(16).padStart(12, "0")
+  const s = 0x7000 | (seq & 0x0fff)
+  return (
+    `${time.slice(0, 8)}-${time.slice(8)}-${byteHex(s >> 8)}${byteHex(s)}-${byteHex(0x80 | ((r[o] ?? 0) & 0x3f))}${byteHex(r[o + 1])}-` +
+    `${byteHex(r[o + 2])}${byteHex(r[o + 3])}${byteHex(r[o + 4])}${byteHex(r[o + 5])}${byteHex(r[o + 6])}${byteHex(r[o + 7])}`
+  )
 }

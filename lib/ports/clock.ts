@@ -28,7 +28,9 @@ export class Ids extends Context.Tag("encounters/Ids")<Ids, { readonly next: () 
   static readonly live = Layer.sync(Ids, () => {
     let lastMs = -1
     let seq = 0
-    const random = new Uint8Array(8)
+    // Random bytes drawn 4 KiB at a time (one system call per 512 ids), 8 per id.
+    const random = new Uint8Array(4096)
+    let used = random.length
     return {
       next: () => {
         let ms = Date.now()
@@ -44,8 +46,12 @@ export class Ids extends Context.Tag("encounters/Ids")<Ids, { readonly next: () 
           seq = 0
         }
         lastMs = ms
-        randomFillSync(random)
-        return uuidv7(ms, seq, random)
+        if (used + 8 > random.length) {
+          randomFillSync(random)
+          used = 0
+        }
+        used += 8
+        return uuidv7(ms, seq, random, used - 8)
       }
     }
   })

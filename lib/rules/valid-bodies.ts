@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { makeBoundedMap } from "../bounded-map.js"
 
 /**
  * Create bodies already found valid, by the SHA-256 of their bytes, with their external id. A
@@ -19,18 +20,11 @@ export interface ValidBodies {
 const CAPACITY = 4_096
 
 export const makeValidBodies = (capacity = CAPACITY): ValidBodies => {
-  const known = new Map<string, string>()
+  const known = makeBoundedMap<string, string>(capacity)
   return {
     digest: (body) => createHash("sha256").update(body).digest("base64url"),
-    externalId: (digest) => known.get(digest),
-    remember: (digest, externalId) => {
-      known.delete(digest)
-      known.set(digest, externalId)
-      if (known.size > capacity) {
-        const oldest = known.keys().next()
-        if (oldest.done !== true) known.delete(oldest.value)
-      }
-    }
+    externalId: known.get,
+    remember: known.set
   }
 }
 

@@ -1,10 +1,11 @@
+import { makeBoundedMap } from "../../bounded-map.js"
 import type { EncounterWithClaim } from "../../domain/encounter.js"
 import type { FeedEvent } from "../../domain/event.js"
 
 /**
  * What an adapter keeps of what it read, for reads to come, where it can tell that it has not
  * changed: recorded events (they never change), and encounters as read at a row revision (every
- * write of the row raises it). Bounded: past `capacity` the longest kept go first.
+ * write of the row raises it). Bounded: past `capacity` the least recently kept go first (`BoundedMap`).
  */
 export interface ReadCache<K, V> {
   readonly get: (key: K) => V | undefined
@@ -12,18 +13,8 @@ export interface ReadCache<K, V> {
 }
 
 export const makeReadCache = <K, V>(capacity: number): ReadCache<K, V> => {
-  const kept = new Map<K, V>()
-  return {
-    get: (key) => kept.get(key),
-    keep: (key, value) => {
-      kept.delete(key)
-      kept.set(key, value)
-      if (kept.size > capacity) {
-        const oldest = kept.keys().next()
-        if (oldest.done !== true) kept.delete(oldest.value)
-      }
-    }
-  }
+  const kept = makeBoundedMap<K, V>(capacity)
+  return { get: kept.get, keep: kept.set }
 }
 
 /**
