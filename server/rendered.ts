@@ -22,6 +22,12 @@ export const versionOf = ({ encounter: e, claim: c, remittances = [] }: Encounte
     e.last_event_at
   ].join("\u0000")
 
+/**
+ * Renders kept per shape: as many as the storage keeps encounters (a render is 2 to 3 KB of text,
+ * and every kept byte costs several in peak memory, see `lib/adapters/sqlite/storage.ts`).
+ */
+export const RENDERS_KEPT = 256
+
 interface Rendered {
   readonly version: string
   readonly json: string
@@ -29,7 +35,7 @@ interface Rendered {
 
 /**
  * A bounded store of renders by encounter id: the most recently read `capacity` encounters (a page
- * of 100 is 100 of them; each render is a few KB). `render` makes the JSON text of a row; `salt`
+ * of 100 is 100 of them; each render is 2 to 3 KB). `render` makes the JSON text of a row; `salt`
  * is whatever else the text depends on (the compat shape's base URL).
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {

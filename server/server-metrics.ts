@@ -21,6 +21,8 @@ export interface ServerMetrics {
   /** One answered request; `route` is the declared path template, or undefined when none matched. */
   readonly observeRequest: (route: string | undefined, method: string, status: number, seconds: number) => void
   readonly rateLimited: () => void
+  /** A full collection of the heap made by the heap pacer (server/heap-pacer.ts), with its pause. */
+  readonly heapCollected: (pauseSeconds: number) => void
 }
 
 /** Resident set size from /proc (Linux); elsewhere the runtime's own figure. */
@@ -53,6 +55,8 @@ export const makeServerMetrics = (): ServerMetrics => {
   const queueDepth = registry.gauge("encounterd_webhook_queue_depth", "Webhook deliveries waiting in the outbox")
   const deliveries = registry.counter("encounterd_webhook_deliveries_total", "Webhook delivery attempts, by outcome")
   const deliveryLatency = registry.histogram("encounterd_webhook_delivery_duration_seconds", "Duration of webhook delivery attempts", LATENCY_BUCKETS)
+  const pacedCollections = registry.counter("encounterd_heap_paced_collections_total", "Full collections of the JavaScript heap made by the heap pacer")
+  const pacedPause = registry.counter("encounterd_heap_paced_pause_seconds_total", "Time the event loop spent in the heap pacer's full collections")
   registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes", residentBytes)
   const startSeconds = Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000
   registry.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds", () => startSeconds)
@@ -80,6 +84,10 @@ export const makeServerMetrics = (): ServerMetrics => {
       requests.inc({ route: r, method: m, status: String(status) })
       latency.observe(seconds, { route: r, method: m })
     },
-    rateLimited: () => limited.inc()
+    rateLimited: () => limited.inc(),
+    heapCollected: (pauseSeconds) => {
+      pacedCollections.inc()
+      pacedPause.inc({}, pauseSeconds)
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { EncounterWithClaim } from "../../lib/domain/encounter.js"
 import { type Page, pageJson } from "../../lib/domain/page.js"
-import { makeRenderCache } from "../rendered.js"
+import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
 import { toCompatEncounter } from "./encounter.js"
 
 /**
@@ -8,7 +8,7 @@ import { toCompatEncounter } from "./encounter.js"
  * rendered once per version (see `server/rendered.ts`): rendering (about fifteen derived SHA-256
  * ids and a deep copy of the payload) costs far more than reading the row.
  */
-export const compatJson: (row: EncounterWithClaim, baseUrl: string) => string = makeRenderCache(1_000, (row, baseUrl) =>
+export const compatJson: (row: EncounterWithClaim, baseUrl: string) => string = makeRenderCache(RENDERS_KEPT, (row, baseUrl) =>
   JSON.stringify(toCompatEncounter(row, baseUrl))
 )
 

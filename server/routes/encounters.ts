@@ -6,7 +6,7 @@ import { Page, pageJson } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
-import { makeRenderCache } from "../rendered.js"
+import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
 import { authed, json, NoQuery, text } from "../route.js"
 import { CreatedResponse, DuplicateResponse, Limit, PageToken, problems } from "./shared.js"
 
@@ -58,7 +58,7 @@ const ListQuery = Schema.Struct({
 })
 
 /** The JSON of one normalized encounter, `JSON.stringify(toEncounter(row))`, rendered once per version (see `server/rendered.ts`). */
-const encounterJson = makeRenderCache(1_000, (row) => JSON.stringify(toEncounter(row)))
+const encounterJson = makeRenderCache(RENDERS_KEPT, (row) => JSON.stringify(toEncounter(row)))
 
 const listDoc = (path: string) =>
   ({

@@ -102,6 +102,8 @@ describe("GET /metrics", () => {
       ["encounterd_webhook_deliveries_total", "counter"],
       ["process_resident_memory_bytes", "gauge"],
       ["process_start_time_seconds", "gauge"],
+      ["encounterd_heap_paced_collections_total", "counter"],
+      ["encounterd_heap_paced_pause_seconds_total", "counter"],
       ["encounterd_build_info", "gauge"]
     ] as const) {
       expect(families.get(name)?.type).toBe(type)

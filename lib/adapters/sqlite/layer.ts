@@ -28,7 +28,7 @@ export interface SqliteOptions {
   readonly maxBatch?: number
   /** Keep recorded events and encounters (at their row revision) for the reads to come (default true; see `sql/read-cache.ts`). */
   readonly readCache?: boolean
-  /** How many of each are kept (defaults 10,000 events, 2,000 encounters). */
+  /** How many of each are kept (defaults 10,000 events, 256 encounters). */
   readonly eventCacheSize?: number
   readonly encounterCacheSize?: number
 }

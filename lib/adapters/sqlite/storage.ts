@@ -24,12 +24,20 @@ export interface SqliteStorageOptions {
   readonly walSync?: WalSync
   /**
    * Keep what was read for the reads to come (`sql/read-cache.ts`): recorded feed events (default
-   * 10,000, about 10 MB) and encounters at their row revision (default 2,000, a few KB each). On unless false.
+   * 10,000, about 10 MB) and encounters at their row revision (default 256, a few KB each). On unless false.
    */
   readonly readCache?: boolean
   readonly eventCacheSize?: number
   readonly encounterCacheSize?: number
 }
+
+/**
+ * Encounters kept by default: two and a half pages of 100, the reads that recur (a list's first
+ * pages, a claim being worked). A kept encounter holds about 2.5 KB of heap, and the engine lets
+ * the heap grow to several times what is live before collecting it in full, so each one costs
+ * several times that in peak memory: 2,000 kept raised the peak under create load by about 10 MiB.
+ */
+const ENCOUNTERS_KEPT = 256
 
 const NO_ROWS: ReadonlyArray<Row> = []
 const ONE_ROW: ReadonlyArray<Row> = [{}]
@@ -95,7 +103,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       dialect: sqliteDialect,
       ...(options.readCache === false
         ? {}
-        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, encounters: options.encounterCacheSize ?? 2_000 }) }),
+        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, encounters: options.encounterCacheSize ?? ENCOUNTERS_KEPT }) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {
