@@ -1,11 +1,11 @@
-import { fullGC, heapSize } from "bun:jsc"
+import { fullGC } from "bun:jsc"
 import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { webhookSettingsLayer } from "../lib/webhooks/settings.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
-import { makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
+import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
@@ -82,7 +82,7 @@ export const serve = async (p: Parsed): Promise<never> => {
     process.stderr.write(`First run: created workspace "default" and this API key (shown once):\n  ${key.key}\n`)
   }
   const server = startServer(runtime, config, { metrics })
-  const stopPacer = runHeapPacer(makeHeapPacer({ heapSize, collect: fullGC, onCollect: metrics.heapCollected }))
+  const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {

@@ -17,7 +17,10 @@
  * report it.
  */
 export interface HeapPacerOptions {
-  /** The heap's size in bytes as of its last collection (bun:jsc `heapSize`). */
+  /**
+   * The heap's size in bytes as of its last collection: `process.memoryUsage().heapUsed` (the same
+   * figure as bun:jsc `heapSize`, which costs far more under load: about 1.6 ms a call).
+   */
   readonly heapSize: () => number
   /** Collects the whole heap now; answers the size left (bun:jsc `fullGC`). */
   readonly collect: () => number
@@ -58,6 +61,9 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
     }
   }
 }
+
+/** The heap's size as of its last collection, in bytes. */
+export const heapUsed = (): number => process.memoryUsage().heapUsed
 
 /** Ticks `pacer` every `intervalMs` on a timer that does not keep the process alive. */
 export const runHeapPacer = (pacer: HeapPacer, intervalMs = 100): (() => void) => {

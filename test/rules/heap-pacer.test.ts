@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { fullGC, heapSize } from "bun:jsc"
-import { makeHeapPacer } from "../../server/heap-pacer.js"
+import { fullGC } from "bun:jsc"
+import { heapUsed as heapSize, makeHeapPacer } from "../../server/heap-pacer.js"
 
 const MiB = 1024 * 1024
 
