@@ -8,13 +8,13 @@
  * before it is collected in full, and the resident memory with it.
  *
  * The pacer reads the heap's size (what survived the last collection) ten times a second and
- * collects in full, synchronously, once that size has doubled since the last full collection (and
- * grown by at least `minGrowthBytes`): the heap then peaks at about four times the live heap. A
- * full collection the engine ran by itself (the size drops) sets the new base as well. The cost
- * is a pause of the event loop while the heap is marked (a few to tens of milliseconds, by the
- * live heap's size and the machine), every few seconds under load and never when idle;
- * `encounterd_heap_paced_collections_total` and `encounterd_heap_paced_pause_seconds_total`
- * report it.
+ * collects in full, synchronously, once that size has grown by half since the last full
+ * collection and by `minGrowthBytes` at least: the heap then peaks at about three and a half
+ * times the live heap. A full collection the engine ran by itself (the size drops) sets the new
+ * base as well. The cost is a pause of the event loop while the heap is marked (a few to tens of
+ * milliseconds, by the live heap's size and the machine), every second or two under load and
+ * never when idle; `encounterd_heap_paced_collections_total` and
+ * `encounterd_heap_paced_pause_seconds_total` report it.
  */
 export interface HeapPacerOptions {
   /**
@@ -24,7 +24,7 @@ export interface HeapPacerOptions {
   readonly heapSize: () => number
   /** Collects the whole heap now; answers the size left (bun:jsc `fullGC`). */
   readonly collect: () => number
-  /** Collect when the size exceeds the base times this factor. Default 2. */
+  /** Collect when the size exceeds the base times this factor. Default 1.5. */
   readonly factor?: number
   /** ...and the base plus this many bytes. Default 8 MiB: a small heap is left to the engine. */
   readonly minGrowthBytes?: number
@@ -42,7 +42,7 @@ export interface HeapPacer {
 const DROP = 0.85
 
 export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
-  const factor = o.factor ?? 2
+  const factor = o.factor ?? 1.5
   const minGrowth = o.minGrowthBytes ?? 8 * 1024 * 1024
   const now = o.now ?? (() => performance.now())
   let base = o.heapSize()

@@ -5,10 +5,11 @@ import { heapUsed as heapSize, makeHeapPacer } from "../../server/heap-pacer.js"
 const MiB = 1024 * 1024
 
 /** A heap whose size the test sets; a collection brings it down to `live`. */
-const fakeHeap = (start: number) => {
+const fakeHeap = (start: number, factor = 2) => {
   const heap = { size: start, live: start, collections: 0, pauses: [] as number[] }
   let clock = 0
   const pacer = makeHeapPacer({
+    factor,
     heapSize: () => heap.size,
     collect: () => {
       heap.collections++
@@ -54,6 +55,23 @@ describe("heap pacer", () => {
     expect(heap.collections).toBe(0)
     heap.size = 49 * MiB
     expect(pacer.tick()).toBe(true)
+  })
+
+  test("by default, due once the heap has grown by half", () => {
+    const heap = { size: 40 * MiB }
+    let collections = 0
+    const pacer = makeHeapPacer({
+      heapSize: () => heap.size,
+      collect: () => {
+        collections++
+        return (heap.size = 40 * MiB)
+      }
+    })
+    heap.size = 60 * MiB
+    expect(pacer.tick()).toBe(false)
+    heap.size = 61 * MiB
+    expect(pacer.tick()).toBe(true)
+    expect(collections).toBe(1)
   })
 
   test("a small heap is left to the engine: growth under the minimum never collects", () => {
