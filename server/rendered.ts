@@ -1,3 +1,4 @@
+import { makeBoundedMap } from "../lib/bounded-map.js"
 import type { EncounterWithClaim } from "../lib/domain/encounter.js"
 
 /**
@@ -34,12 +35,13 @@ interface Rendered {
 }
 
 /**
- * A bounded store of renders by encounter id: the most recently read `capacity` encounters (a page
- * of 100 is 100 of them; each render is 2 to 3 KB). `render` makes the JSON text of a row; `salt`
- * is whatever else the text depends on (the compat shape's base URL).
+ * A bounded store of renders by encounter id (`BoundedMap`): the most recently read `capacity`
+ * encounters (a page of 100 is 100 of them; each render is 2 to 3 KB). `render` makes the JSON
+ * text of a row; `salt` is whatever else the text depends on (the compat shape's base URL).
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {
-  const renders = new Map<string, Rendered>()
+  // Set again on every read, so the least recently read go first.
+  const renders = makeBoundedMap<string, Rendered>(capacity)
   // A read an adapter kept (frozen, the same object while its row is unchanged) is looked up by identity first.
   const byRead = new WeakMap<EncounterWithClaim, { readonly salt: string; readonly json: string }>()
   return (row: EncounterWithClaim, salt = ""): string => {
@@ -48,15 +50,9 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
     const id = row.encounter.id
     const version = salt === "" ? versionOf(row) : `${versionOf(row)}\u0000${salt}`
     const known = renders.get(id)
-    // Re-inserted on every read, so the Map's order is least recently read first.
-    if (known !== undefined) renders.delete(id)
     const rendered = known !== undefined && known.version === version ? known : { version, json: render(row, salt) }
     renders.set(id, rendered)
     if (Object.isFrozen(row)) byRead.set(row, { salt, json: rendered.json })
-    if (renders.size > capacity) {
-      const oldest = renders.keys().next()
-      if (oldest.done !== true) renders.delete(oldest.value)
-    }
     return rendered.json
   }
 }

@@ -4,12 +4,16 @@ import { heapUsed as heapSize, makeHeapPacer } from "../../server/heap-pacer.js"
 
 const MiB = 1024 * 1024
 
-/** A heap whose size the test sets; a collection brings it down to `live`. */
-const fakeHeap = (start: number, factor = 2) => {
+/**
+ * A heap whose size the test sets; a collection brings it down to `live`. The pacer's factor is 2
+ * unless given ("default": the pacer's own).
+ */
+const fakeHeap = (start: number, factorOption: number | "default" = 2) => {
+  const factor = factorOption === "default" ? undefined : factorOption
   const heap = { size: start, live: start, collections: 0, pauses: [] as number[] }
   let clock = 0
   const pacer = makeHeapPacer({
-    factor,
+    ...(factor === undefined ? {} : { factor }),
     heapSize: () => heap.size,
     collect: () => {
       heap.collections++
@@ -58,20 +62,12 @@ describe("heap pacer", () => {
   })
 
   test("by default, due once the heap has grown by half", () => {
-    const heap = { size: 40 * MiB }
-    let collections = 0
-    const pacer = makeHeapPacer({
-      heapSize: () => heap.size,
-      collect: () => {
-        collections++
-        return (heap.size = 40 * MiB)
-      }
-    })
+    const { heap, pacer } = fakeHeap(40 * MiB, "default")
     heap.size = 60 * MiB
     expect(pacer.tick()).toBe(false)
     heap.size = 61 * MiB
     expect(pacer.tick()).toBe(true)
-    expect(collections).toBe(1)
+    expect(heap.collections).toBe(1)
   })
 
   test("a small heap is left to the engine: growth under the minimum never collects", () => {

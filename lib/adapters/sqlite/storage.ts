@@ -33,9 +33,10 @@ export interface SqliteStorageOptions {
 
 /**
  * Encounters kept by default: two and a half pages of 100, the reads that recur (a list's first
- * pages, a claim being worked). A kept encounter holds about 2.5 KB of heap, and the engine lets
- * the heap grow to several times what is live before collecting it in full, so each one costs
- * several times that in peak memory: 2,000 kept raised the peak under create load by about 10 MiB.
+ * pages, a claim being worked). A kept encounter with its render holds about 4.6 KB of heap, and
+ * the engine lets the heap grow to several times what is live before collecting it in full, so
+ * each one costs several times that in peak memory: 1,000 kept (of 2,000 allowed) raised the peak
+ * under create load by about 10 MiB.
  */
 const ENCOUNTERS_KEPT = 256
 
