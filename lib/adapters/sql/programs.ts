@@ -49,9 +49,9 @@ function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithC
 
 /**
  * The encounters of rows read with `keys` statements (id and revision), in their order: those kept
- * at that revision as kept, the others read whole in one query (then kept, frozen).
+ * at that revision as kept, the others read whole in one query (then, with `keep`, kept, frozen).
  */
-function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterCache): Program<ReadonlyArray<EncounterWithClaim>> {
+function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterCache, keep = true): Program<ReadonlyArray<EncounterWithClaim>> {
   // Not kept at all: read whole. Kept at an older revision: read without the payload, which never
   // changes after intake, and reuse the kept (parsed, frozen) one.
   const absent: Array<string> = []
@@ -68,6 +68,7 @@ function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterC
     const found = [...whole, ...changed.map((r) => ({ ...r, payload: stale.get(String(r.id)) }))].map(encounterRead)
     const reads = yield* withRemittances(ws, found)
     reads.forEach((read, i) => {
+      if (!keep) return void fresh.set(read.encounter.id, read)
       const frozen = deepFreeze(read)
       fresh.set(read.encounter.id, frozen)
       cache.keep(read.encounter.id, { revision: found[i]!.revision, read: frozen })
@@ -92,13 +93,18 @@ function* encountersVia(ws: string, q: (keys: boolean) => Query, cache: Encounte
  * looked up unless the claim is its encounter's latest and the encounter row says it has none (the
  * marker is kept for the latest claim only); with the encounter cache, the latest claim's come
  * with the kept encounter.
+ *
+ * A claim is read to be changed (its status moved, by the API, an 837P export or a clearinghouse
+ * response), and the change rewrites its encounter's row: an encounter kept from this read would
+ * be out of date at once. So a kept encounter is used, but what is read here is not kept (nor
+ * frozen: it is the caller's own).
  */
 function* claimRead(ws: string, q: (keys: boolean) => Query, cache: EncounterCache | undefined): Program<Option.Option<EncounterWithClaim>> {
   const first = (yield* rows(q(cache !== undefined)))[0]
   if (first === undefined) return Option.none()
   const claim = codecs.claims.decode(first, "c_")
   if (cache !== undefined) {
-    const [kept] = yield* keptEncounters(ws, [first], cache)
+    const [kept] = yield* keptEncounters(ws, [first], cache, false)
     if (kept === undefined) return Option.none()
     if (kept.claim.id === claim.id) return Option.some({ encounter: kept.encounter, claim, ...(kept.remittances === undefined ? {} : { remittances: kept.remittances }) })
     return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: kept.encounter, claim }, has: true }]))[0])
