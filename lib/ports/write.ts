@@ -10,7 +10,8 @@ import type { RecordOf, TableName, UniqueOf } from "./tables.js"
  * - an update applies only where the row still has the `where` values (compare-and-set); with
  *   `ifUnmatched` a miss refuses the write, without it the step changes nothing;
  * - an appended event takes the next place in its workspace's feed, recorded no earlier than the
- *   event before it (`recordedAt`).
+ *   event before it (`recordedAt`); the encounter it touches takes that time as `last_event_at`,
+ *   with `touchAlso` in the same compare-and-set update.
  */
 export interface Write<Refusal = never> {
   /** What the write does, for errors and metrics (`createEncounter`, `changeClaimStatus`, ...). */
@@ -18,7 +19,7 @@ export interface Write<Refusal = never> {
   readonly steps: ReadonlyArray<Step<Refusal>>
 }
 
-export type Step<R> = { readonly [T in TableName]: Insert<T, R> | Update<T, R> | Remove<T> }[TableName] | AppendEvent
+export type Step<R> = { readonly [T in TableName]: Insert<T, R> | Update<T, R> | Remove<T> }[TableName] | AppendEvent<R>
 
 export interface Insert<T extends TableName, R> {
   readonly _tag: "Insert"
@@ -45,11 +46,23 @@ export interface Remove<T extends TableName> {
   readonly where: Partial<RecordOf<T>>
 }
 
-export interface AppendEvent {
+export interface AppendEvent<R = never> {
   readonly _tag: "AppendEvent"
   readonly event: EventRecord
   /** The encounter whose `last_event_at` becomes this event's recorded time. */
   readonly touch?: EncounterId
+  /**
+   * More of the touched encounter's row, changed in the same update: `set` as well as the time,
+   * applied only where the row still has `where` (in the event's workspace); a miss refuses the
+   * write with `ifUnmatched`.
+   */
+  readonly touchAlso?: TouchAlso<R>
+}
+
+export interface TouchAlso<R> {
+  readonly where: Partial<RecordOf<"encounters">>
+  readonly set: Partial<RecordOf<"encounters">>
+  readonly ifUnmatched: R
 }
 
 export type WriteResult<R> = { readonly _tag: "Written" } | { readonly _tag: "Refused"; readonly refusal: R }
@@ -72,8 +85,12 @@ export const update = <T extends TableName, R = never>(
 ): Update<T, R> =>
   ifUnmatched === undefined ? { _tag: "Update", table, id, where, set } : { _tag: "Update", table, id, where, set, ifUnmatched }
 
-export const appendEvent = (event: EventRecord, touch?: EncounterId): AppendEvent =>
-  touch === undefined ? { _tag: "AppendEvent", event } : { _tag: "AppendEvent", event, touch }
+export const appendEvent = <R = never>(event: EventRecord, touch?: EncounterId, touchAlso?: TouchAlso<R>): AppendEvent<R> =>
+  touch === undefined
+    ? { _tag: "AppendEvent", event }
+    : touchAlso === undefined
+      ? { _tag: "AppendEvent", event, touch }
+      : { _tag: "AppendEvent", event, touch, touchAlso }
 
 export const remove = <T extends TableName>(table: T, id: string, where: Partial<RecordOf<T>>): Remove<T> => ({
   _tag: "Remove",

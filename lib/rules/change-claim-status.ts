@@ -50,7 +50,7 @@ export const changeClaimStatus = (
       const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
       // The outbox, read just before the write (see webhook-outbox.ts).
       const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
-      const result = yield* storage.write(statusMove(workspaceId, encounter.id, claim, status, at, event, deliveries))
+      const result = yield* storage.write(statusMove(workspaceId, encounter, claim, status, at, event, deliveries))
       const applied = result._tag === "Written"
       if (applied) {
         if (deliveries.length > 0) yield* notifyDeliveries
@@ -88,12 +88,14 @@ export const statusUpdated = (
 /**
  * The write of one status move: the claim's status, compare-and-set on the status it was read
  * with (refused when another move came first); its StatusUpdated event, whose recorded time
- * becomes the encounter's `last_event_at`; the copy of the status on the encounter's row while
- * this claim is its latest; and the event's outbox deliveries.
+ * becomes the encounter's `last_event_at`; while this claim is the encounter's latest, the copy of
+ * its status on the encounter's row, in the same update as the time (compare-and-set on the
+ * latest claim, refused if another claim has become the latest since the read); and the event's
+ * outbox deliveries.
  */
 export const statusMove = (
   ws: WorkspaceId,
-  encounterId: EncounterId,
+  encounter: { readonly id: EncounterId; readonly latest_claim_id: ClaimId },
   claim: ClaimRecord,
   next: string,
   at: string,
@@ -103,13 +105,13 @@ export const statusMove = (
   operation: "changeClaimStatus",
   steps: [
     update("claims", claim.id, { workspace_id: ws, status: claim.status }, { status: next, status_changed_at: at }, "stale"),
-    appendEvent(event, encounterId),
-    update(
-      "encounters",
-      encounterId,
-      { workspace_id: ws, latest_claim_id: claim.id },
-      { latest_claim_status: next, latest_claim_status_changed_at: at }
-    ),
+    encounter.latest_claim_id === claim.id
+      ? appendEvent<"stale">(event, encounter.id, {
+          where: { latest_claim_id: claim.id },
+          set: { latest_claim_status: next, latest_claim_status_changed_at: at },
+          ifUnmatched: "stale"
+        })
+      : appendEvent(event, encounter.id),
     ...deliveries
   ]
 })

@@ -114,7 +114,7 @@ export const createX12Batch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray
       const moves: Array<Step<"stale">> = found.flatMap(({ encounter, claim }) =>
         statusMove(
           workspaceId,
-          encounter.id,
+          encounter,
           claim,
           "submitted_to_payer",
           at,

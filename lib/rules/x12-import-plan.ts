@@ -16,6 +16,8 @@ const MAX_NOTE = 2000
 export interface Tracked {
   readonly encounterId: EncounterId
   readonly externalId: string
+  /** The encounter's latest claim (its row copies that claim's columns). */
+  readonly latestClaimId: ClaimId
   claim: ClaimRecord
 }
 
@@ -34,7 +36,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     const { encounter, claim } = found.value
     const known = tracked.get(claim.id)
     if (known !== undefined) return known
-    const t: Tracked = { encounterId: encounter.id, externalId: encounter.external_id, claim }
+    const t: Tracked = { encounterId: encounter.id, externalId: encounter.external_id, latestClaimId: encounter.latest_claim_id, claim }
     tracked.set(claim.id, t)
     return t
   }
@@ -109,7 +111,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     steps.push(
       ...statusMove(
         ws,
-        t.encounterId,
+        { id: t.encounterId, latest_claim_id: t.latestClaimId },
         t.claim,
         to,
         at,

@@ -495,6 +495,50 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
         })
       ))
 
+    test("write precondition: an event's touch with more columns is one compare-and-set on the encounter's row, refusing the whole write on a miss", () =>
+      run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-a")
+          const storage = yield* Storage
+          const created = yield* create(ws, validPayload("touch-also"))
+          const { claim } = yield* getEncounter(ws, created.encounter_id)
+          const at = "2030-01-01T00:00:00.000Z"
+          const move = (latest: string, eventId: string, inWorkspace = ws) =>
+            storage.write<"stale">({
+              operation: "test",
+              steps: [
+                update("claims", claim.id, { workspace_id: ws, status: "draft" }, { status: "missing_information", status_changed_at: at }, "stale"),
+                appendEvent<"stale">(eventOf(inWorkspace, created.encounter_id, at, eventId), created.encounter_id, {
+                  where: { latest_claim_id: ClaimId.make(latest) },
+                  set: { latest_claim_status: "missing_information", latest_claim_status_changed_at: at },
+                  ifUnmatched: "stale"
+                })
+              ]
+            })
+          const before = yield* getEncounter(ws, created.encounter_id)
+          // Another claim named as the latest: refused, and the claim's own update before it undone.
+          const missed = yield* move("01a00000-0000-7000-8000-0000000000e1", "01a00000-0000-7000-8000-0000000000f6")
+          assert.deepEqual(missed, { _tag: "Refused", refusal: "stale" })
+          // An event of another workspace cannot touch this workspace's encounter either.
+          const other = yield* workspace("clinic-b")
+          const foreign = yield* move(claim.id, "01a00000-0000-7000-8000-0000000000f8", other)
+          assert.deepEqual(foreign, { _tag: "Refused", refusal: "stale" })
+          assert.deepEqual(yield* getEncounter(ws, created.encounter_id), before)
+          assert.equal(Option.getOrThrow(yield* storage.findClaim(ws, claim.id)).claim.status, "draft")
+          assert.equal((yield* listEvents(ws, {})).items.length, 1)
+          assert.equal((yield* listEvents(other, {})).items.length, 0)
+          // The latest claim named: the time and the columns in one update.
+          const applied = yield* move(claim.id, "01a00000-0000-7000-8000-0000000000f7")
+          assert.deepEqual(applied, { _tag: "Written" })
+          const after = yield* getEncounter(ws, created.encounter_id)
+          assert.equal(after.encounter.last_event_at, at)
+          assert.equal(after.claim.status, "missing_information")
+          assert.equal(after.claim.status_changed_at, at)
+          const page = yield* listEncounters(ws, { claim_status: "missing_information" })
+          assert.deepEqual(page.items.map((e) => e.encounter.id), [created.encounter_id])
+        })
+      ))
+
     test("intake log: every request with its outcome and external id, filtered, newest first, paged both ways", () =>
       run(
         Effect.gen(function* () {

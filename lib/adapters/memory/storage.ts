@@ -100,6 +100,21 @@ export const makeMemoryStorage = (): StorageShape => {
     return column === undefined ? { ...row, ...set } : { ...row, ...set, [column]: Number(row[column] ?? 0) + 1 }
   }
 
+  /** Sets `set` on the row `id` where it still has `where`; answers whether it did. */
+  const updateRow = (
+    name: TableName,
+    id: string,
+    where: Readonly<Record<string, unknown>>,
+    set: Readonly<Record<string, unknown>>,
+    undo: Array<() => void>
+  ): boolean => {
+    const t = table(name)
+    const row = t.rows.get(id)
+    if (row === undefined || !Object.entries(where).every(([c, v]) => v === undefined || row[c] === v)) return false
+    put(t, revised(name, row, set), undo)
+    return true
+  }
+
   const execute = <R>(write: Write<R>): WriteResult<R> => {
     const undo: Array<() => void> = []
     const rollback = <A>(result: A): A => {
@@ -122,14 +137,9 @@ export const makeMemoryStorage = (): StorageShape => {
           break
         }
         case "Update": {
-          const t = table(step.table)
-          const row = t.rows.get(step.id)
-          const matches = row !== undefined && Object.entries(step.where).every(([c, v]) => v === undefined || row[c] === v)
-          if (!matches) {
-            if (step.ifUnmatched !== undefined) return rollback(refused(step.ifUnmatched))
-            break
+          if (!updateRow(step.table, step.id, step.where, step.set, undo) && step.ifUnmatched !== undefined) {
+            return rollback(refused(step.ifUnmatched))
           }
-          put(t, revised(step.table, row, step.set), undo)
           break
         }
         case "Remove": {
@@ -153,7 +163,14 @@ export const makeMemoryStorage = (): StorageShape => {
           const stored: StoredEvent = { ...e, created_at: recordedAt(e.created_at, previous), seq: events.length + 1 }
           events.push(stored)
           undo.push(() => void events.pop())
-          if (step.touch !== undefined) {
+          if (step.touch === undefined) break
+          const also = step.touchAlso
+          if (also !== undefined) {
+            const where = { ...also.where, workspace_id: e.workspace_id }
+            if (!updateRow("encounters", step.touch, where, { ...also.set, last_event_at: stored.created_at }, undo)) {
+              return rollback(refused(also.ifUnmatched))
+            }
+          } else {
             const encounter = table("encounters").rows.get(step.touch)
             if (encounter !== undefined) put(table("encounters"), revised("encounters", encounter, { last_event_at: stored.created_at }), undo)
           }

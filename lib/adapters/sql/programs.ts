@@ -211,6 +211,31 @@ export interface FeedTimes {
   readonly set: (workspaceId: string, recordedAt: string) => void
 }
 
+/** Sets `set` on the row `id` of `table` where it still has `where`; answers how many rows changed. */
+function* updateRow(
+  table: TableName,
+  id: string,
+  whereValues: Readonly<Record<string, unknown>>,
+  setValues: Readonly<Record<string, unknown>>
+): Program<number> {
+  const codec = codecs[table]
+  const set: Array<string> = []
+  const params = []
+  for (const [column, value] of Object.entries(setValues)) {
+    if (value === undefined) continue
+    set.push(column)
+    params.push(codec.encodeColumn(column, value))
+  }
+  params.push(id)
+  const where: Array<readonly [string, boolean]> = []
+  for (const [column, value] of Object.entries(whereValues)) {
+    if (value === undefined) continue
+    where.push([column, value === null])
+    if (value !== null) params.push(codec.encodeColumn(column, value))
+  }
+  return yield* changes(counted(S.updateText(table, set, where), params))
+}
+
 export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedTimes): Program<WriteResult<R>> {
   if (dialect.feedLock !== undefined) {
     const locked = new Set<string>()
@@ -244,22 +269,7 @@ export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedT
         break
       }
       case "Update": {
-        const codec = codecs[step.table]
-        const set: Array<string> = []
-        const params = []
-        for (const [column, value] of Object.entries(step.set)) {
-          if (value === undefined) continue
-          set.push(column)
-          params.push(codec.encodeColumn(column, value))
-        }
-        params.push(step.id)
-        const where: Array<readonly [string, boolean]> = []
-        for (const [column, value] of Object.entries(step.where)) {
-          if (value === undefined) continue
-          where.push([column, value === null])
-          if (value !== null) params.push(codec.encodeColumn(column, value))
-        }
-        const changed = yield* changes(counted(S.updateText(step.table, set, where), params))
+        const changed = yield* updateRow(step.table, step.id, step.where, step.set)
         if (changed === 0 && step.ifUnmatched !== undefined) return refused(step.ifUnmatched)
         break
       }
@@ -281,7 +291,13 @@ export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedT
         const recorded = recordedAt(event.created_at, typeof last === "string" ? last : undefined)
         yield* rows(command(S.insertText("events"), codecs.events.encode({ ...event, created_at: recorded })))
         feed?.set(event.workspace_id, recorded)
-        if (step.touch !== undefined && inserted.get(step.touch) !== recorded) {
+        if (step.touch === undefined) break
+        const also = step.touchAlso
+        if (also !== undefined) {
+          const where = { ...also.where, workspace_id: event.workspace_id }
+          const changed = yield* updateRow("encounters", step.touch, where, { ...also.set, last_event_at: recorded })
+          if (changed === 0) return refused(also.ifUnmatched)
+        } else if (inserted.get(step.touch) !== recorded) {
           yield* rows(S.touchEncounter(recorded, step.touch, event.workspace_id))
         }
         break
