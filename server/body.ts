@@ -35,7 +35,9 @@ export const requireX12 = (request: Request): Effect.Effect<string, UnsupportedM
  * cut off as soon as it passes the limit.
  */
 export const readBody = (request: Request, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | InvalidJson> =>
-  Effect.gen(function* () {
+  Effect.gen(() => readBodyGen(request, limit))
+
+function* readBodyGen(request: Request, limit: number) {
     const declared = Number(request.headers.get("content-length") ?? Number.NaN)
     if (declared > limit) return yield* new PayloadTooLarge({ limit })
     if (request.body === null) return new Uint8Array(0)
@@ -72,4 +74,4 @@ export const readBody = (request: Request, limit: number): Effect.Effect<Uint8Ar
       offset += c.byteLength
     }
     return out
-  })
+}

@@ -19,7 +19,7 @@ import {
 } from "./problem.js"
 import { makeRateLimiter, type RateDecision } from "./rate-limit.js"
 import type { Reply, Route, Services } from "./route.js"
-import { compile, requestUrl, route } from "./router.js"
+import { compile, type Match, type RequestTarget, requestUrl, route } from "./router.js"
 import type { ServerMetrics } from "./server-metrics.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -63,7 +63,7 @@ export const makeFetch = (
     const requestId = incomingId !== null && REQUEST_ID.test(incomingId) ? incomingId : randomUUID()
     const head = request.method === "HEAD"
     let routePath: string | undefined
-    let principal: Principal | undefined
+    const learned: Learned = { principal: undefined, rate: undefined }
 
     /** The request's log line and metrics: once per request, whatever the outcome. */
     const done = (status: number, response: Response): Response => {
@@ -75,7 +75,7 @@ export const makeFetch = (
         status,
         duration_ms: Math.round(seconds * 100_000) / 100,
         request_id: requestId,
-        workspace_id: principal?.workspace.id ?? null
+        workspace_id: learned.principal?.workspace.id ?? null
       })
       return response
     }
@@ -89,25 +89,10 @@ export const makeFetch = (
       const match = route(table, request.method, url.pathname)
       if (match._tag === "Found") routePath = match.route.path
       else if (match._tag === "WrongMethod") routePath = match.path
-      let rate: RateDecision | undefined
-
-      const program = Effect.gen(function* () {
-        if (match._tag === "None") return yield* new RouteNotFound({ path: url.pathname })
-        if (match._tag === "WrongMethod") return yield* new MethodNotAllowed({ allow: match.allow })
-        const r = match.route
-        if (r.auth) {
-          principal = yield* authenticate(presentedKey(request))
-          rate = limiter?.(principal.keyId)
-          if (rate !== undefined && !rate.allowed) {
-            metrics.rateLimited()
-            return yield* new RateLimited({ retryAfterSeconds: rate.resetSeconds })
-          }
-          if (r.scope !== undefined && !principal.scopes.includes(r.scope)) return yield* new Forbidden({ scope: r.scope })
-        }
-        return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry })
-      })
+      const program = Effect.gen(() => runRoute(match, url, request, config, metrics, limiter, learned))
 
       const finish = (exit: Exit.Exit<Reply, HttpFailure>): Response => {
+        const rate = learned.rate
         const rateHeaders: Record<string, string> | undefined =
           rate === undefined
             ? undefined
@@ -139,6 +124,44 @@ export const makeFetch = (
       return fault(e)
     }
   }
+}
+
+/** What running a request learns on the way, for its log line and its rate-limit headers. */
+interface Learned {
+  principal: Principal | undefined
+  rate: RateDecision | undefined
+}
+
+/**
+ * Runs the matched route: authenticates, rate-limits and checks the scope when the route needs a
+ * key. Declared once, not as a closure per request (see ARCHITECTURE.md, "Effects on the request
+ * path").
+ */
+function* runRoute(
+  match: Match,
+  url: RequestTarget,
+  request: Request,
+  config: ServerConfig,
+  metrics: ServerMetrics,
+  limiter: ((keyId: string) => RateDecision) | undefined,
+  learned: Learned
+) {
+  if (match._tag === "None") return yield* new RouteNotFound({ path: url.pathname })
+  if (match._tag === "WrongMethod") return yield* new MethodNotAllowed({ allow: match.allow })
+  const r = match.route
+  let principal: Principal | undefined
+  if (r.auth) {
+    principal = yield* authenticate(presentedKey(request))
+    learned.principal = principal
+    const rate = limiter?.(principal.keyId)
+    learned.rate = rate
+    if (rate !== undefined && !rate.allowed) {
+      metrics.rateLimited()
+      return yield* new RateLimited({ retryAfterSeconds: rate.resetSeconds })
+    }
+    if (r.scope !== undefined && !principal.scopes.includes(r.scope)) return yield* new Forbidden({ scope: r.scope })
+  }
+  return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry })
 }
 
 /** The fiber still running when a synchronous run had to stop at an asynchronous step. */

@@ -94,17 +94,18 @@ export const authed = <Q, I>(
   handler: Handler<Q, Principal>
 ): Route => {
   const decode = decodeQuery(doc.query)
-  return {
-    ...doc,
-    auth: true,
-    run: (input) =>
-      Effect.gen(function* () {
-        const principal = input.principal
-        if (principal === undefined) return yield* Effect.dieMessage("authenticated route without a principal")
-        const query = yield* decode(input.query)
-        return yield* handler({ ...input, principal, query })
-      })
-  }
+  return { ...doc, auth: true, run: (input) => Effect.gen(() => runAuthed(input, decode, handler)) }
+}
+
+function* runAuthed<Q>(
+  input: HandlerInput<URLSearchParams, Principal | undefined>,
+  decode: (params: URLSearchParams) => Effect.Effect<Q, InvalidQuery>,
+  handler: Handler<Q, Principal>
+) {
+  const principal = input.principal
+  if (principal === undefined) return yield* Effect.dieMessage("authenticated route without a principal")
+  const query = yield* decode(input.query)
+  return yield* handler({ ...input, principal, query })
 }
 
 /** For routes that take no query parameters (unknown ones are ignored everywhere). */

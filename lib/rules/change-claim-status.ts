@@ -30,35 +30,37 @@ export const changeClaimStatus = (
   status: ClaimStatus,
   note?: string
 ): Effect.Effect<StatusChangeResult, ClaimNotFound | InvalidTransition | StorageError, Storage | Clock | Ids> =>
-  Effect.gen(function* () {
-    const storage = yield* Storage
-    const clock = yield* Clock
-    const ids = yield* Ids
-    if (!isUuid(claimId)) return yield* new ClaimNotFound({ id: claimId })
-    for (;;) {
-      const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
-      if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })
-      const { encounter, claim } = found.value
-      if (claim.status === status) {
-        return { claim: toClaim(encounter.payload, claim), encounter_id: encounter.id, changed: false }
-      }
-      const allowed = allowedTransitions(claim.status)
-      if (!allowed.includes(status)) {
-        return yield* new InvalidTransition({ claim_id: claim.id, from: claim.status, to: status, allowed })
-      }
-      const at = isoTime(clock.now())
-      const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
-      // The outbox, read just before the write (see webhook-outbox.ts).
-      const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
-      const result = yield* storage.write(statusMove(workspaceId, encounter, claim, status, at, event, deliveries))
-      const applied = result._tag === "Written"
-      if (applied) {
-        if (deliveries.length > 0) yield* notifyDeliveries
-        const updated = { ...claim, status, status_changed_at: at }
-        return { claim: toClaim(encounter.payload, updated), encounter_id: encounter.id, changed: true }
-      }
+  Effect.gen(() => changeClaimStatusGen(workspaceId, claimId, status, note))
+
+function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status: ClaimStatus, note?: string) {
+  const storage = yield* Storage
+  const clock = yield* Clock
+  const ids = yield* Ids
+  if (!isUuid(claimId)) return yield* new ClaimNotFound({ id: claimId })
+  for (;;) {
+    const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
+    if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })
+    const { encounter, claim } = found.value
+    if (claim.status === status) {
+      return { claim: toClaim(encounter.payload, claim), encounter_id: encounter.id, changed: false }
     }
-  })
+    const allowed = allowedTransitions(claim.status)
+    if (!allowed.includes(status)) {
+      return yield* new InvalidTransition({ claim_id: claim.id, from: claim.status, to: status, allowed })
+    }
+    const at = isoTime(clock.now())
+    const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
+    // The outbox, read just before the write (see webhook-outbox.ts).
+    const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
+    const result = yield* storage.write(statusMove(workspaceId, encounter, claim, status, at, event, deliveries))
+    const applied = result._tag === "Written"
+    if (applied) {
+      if (deliveries.length > 0) yield* notifyDeliveries
+      const updated = { ...claim, status, status_changed_at: at }
+      return { claim: toClaim(encounter.payload, updated), encounter_id: encounter.id, changed: true }
+    }
+  }
+}
 
 /** The StatusUpdated event of moving `claim` (of `encounter`) to `next` at `at`. */
 export const statusUpdated = (

@@ -45,83 +45,84 @@ const generatePcn = (): string => {
  * that write is durable. Idempotent on (workspace, external_id): a replay answers the existing id
  * with `duplicate: true` and writes no event.
  */
-export const intakeEncounter = (req: IntakeRequest) =>
-  Effect.gen(function* () {
-    const storage = yield* Storage
-    const clock = yield* Clock
-    const ids = yield* Ids
-    const ws = req.workspace_id
-    const received = {
-      id: RawRequestId.make(ids.next()),
-      workspace_id: ws,
-      key_id: req.key_id ?? null,
-      received_at: isoTime(clock.now()),
-      content_type: req.content_type ?? "application/json",
-      body: req.body
-    }
-    /** The raw request as stored, with its outcome (and the external id, when the body had one). */
-    const raw = (result: RawOutcome, external_id: string | null): RawRequestRecord => ({
-      ...received,
-      external_id,
-      outcome: result.outcome,
-      result
-    })
-    const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
-      storage.write({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
-    const duplicate = (encounter_id: EncounterId, external_id: string) =>
-      storage
-        .write({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
-        .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
+export const intakeEncounter = (req: IntakeRequest) => Effect.gen(() => intakeEncounterGen(req))
 
-    // A replay of bytes that passed validation before skips parsing and validating them again.
-    const digest = validBodies.digest(req.body)
-    const knownExt = validBodies.externalId(digest)
-    if (knownExt !== undefined) {
-      const replayed = yield* storage.findEncounterIdByExternalId(ws, knownExt)
-      if (Option.isSome(replayed)) return yield* duplicate(replayed.value, knownExt)
-    }
-
-    const parsed = parseJsonBody(req.body)
-    if (Either.isLeft(parsed)) {
-      yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })], null)
-      return yield* parsed.left
-    }
-    const valid = validateEncounterCreate(parsed.right)
-    if (Either.isLeft(valid)) {
-      yield* reject(valid.left, externalIdOf(parsed.right))
-      return yield* new InvalidEncounter({ errors: valid.left })
-    }
-    const payload = valid.right
-    const ext = payload.external_id
-    validBodies.remember(digest, ext)
-
-    // Cheap path for replays; the unique key still decides when two creates race.
-    const known = yield* storage.findEncounterIdByExternalId(ws, ext)
-    if (Option.isSome(known)) return yield* duplicate(known.value, ext)
-
-    // The outbox: one indexed read of the enabled endpoints, their deliveries in the same write.
-    const endpoints = yield* storage.enabledWebhookEndpoints(ws)
-    for (let attempt = 0; ; attempt++) {
-      const created = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
-      const deliveries = deliveriesFor(endpoints, created.event, ids.next)
-      const result = yield* storage.write(
-        creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext), deliveries)
-      )
-      if (result._tag === "Written") {
-        if (deliveries.length > 0) yield* notifyDeliveries
-        return { encounter_id: created.encounter.id, duplicate: false, raw_request_id: received.id } satisfies IntakeResult
-      }
-      const refusal = result.refusal
-      if (refusal._tag === "Duplicate") return yield* duplicate(refusal.encounter_id, ext)
-      // A generated number collided (vanishingly rare): draw another. A caller's own number is theirs to fix.
-      if (payload.patient_control_number !== undefined || attempt >= 3) {
-        const pcn = created.claim.patient_control_number
-        const error = new FieldIssue({ path: "patient_control_number", message: "is already used in this workspace" })
-        yield* reject([error], ext)
-        return yield* new PatientControlNumberTaken({ patient_control_number: pcn })
-      }
-    }
+function* intakeEncounterGen(req: IntakeRequest) {
+  const storage = yield* Storage
+  const clock = yield* Clock
+  const ids = yield* Ids
+  const ws = req.workspace_id
+  const received = {
+    id: RawRequestId.make(ids.next()),
+    workspace_id: ws,
+    key_id: req.key_id ?? null,
+    received_at: isoTime(clock.now()),
+    content_type: req.content_type ?? "application/json",
+    body: req.body
+  }
+  /** The raw request as stored, with its outcome (and the external id, when the body had one). */
+  const raw = (result: RawOutcome, external_id: string | null): RawRequestRecord => ({
+    ...received,
+    external_id,
+    outcome: result.outcome,
+    result
   })
+  const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
+    storage.write({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
+  const duplicate = (encounter_id: EncounterId, external_id: string) =>
+    storage
+      .write({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
+      .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
+
+  // A replay of bytes that passed validation before skips parsing and validating them again.
+  const digest = validBodies.digest(req.body)
+  const knownExt = validBodies.externalId(digest)
+  if (knownExt !== undefined) {
+    const replayed = yield* storage.findEncounterIdByExternalId(ws, knownExt)
+    if (Option.isSome(replayed)) return yield* duplicate(replayed.value, knownExt)
+  }
+
+  const parsed = parseJsonBody(req.body)
+  if (Either.isLeft(parsed)) {
+    yield* reject([new FieldIssue({ path: "$", message: parsed.left.message })], null)
+    return yield* parsed.left
+  }
+  const valid = validateEncounterCreate(parsed.right)
+  if (Either.isLeft(valid)) {
+    yield* reject(valid.left, externalIdOf(parsed.right))
+    return yield* new InvalidEncounter({ errors: valid.left })
+  }
+  const payload = valid.right
+  const ext = payload.external_id
+  validBodies.remember(digest, ext)
+
+  // Cheap path for replays; the unique key still decides when two creates race.
+  const known = yield* storage.findEncounterIdByExternalId(ws, ext)
+  if (Option.isSome(known)) return yield* duplicate(known.value, ext)
+
+  // The outbox: one indexed read of the enabled endpoints, their deliveries in the same write.
+  const endpoints = yield* storage.enabledWebhookEndpoints(ws)
+  for (let attempt = 0; ; attempt++) {
+    const created = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
+    const deliveries = deliveriesFor(endpoints, created.event, ids.next)
+    const result = yield* storage.write(
+      creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext), deliveries)
+    )
+    if (result._tag === "Written") {
+      if (deliveries.length > 0) yield* notifyDeliveries
+      return { encounter_id: created.encounter.id, duplicate: false, raw_request_id: received.id } satisfies IntakeResult
+    }
+    const refusal = result.refusal
+    if (refusal._tag === "Duplicate") return yield* duplicate(refusal.encounter_id, ext)
+    // A generated number collided (vanishingly rare): draw another. A caller's own number is theirs to fix.
+    if (payload.patient_control_number !== undefined || attempt >= 3) {
+      const pcn = created.claim.patient_control_number
+      const error = new FieldIssue({ path: "patient_control_number", message: "is already used in this workspace" })
+      yield* reject([error], ext)
+      return yield* new PatientControlNumberTaken({ patient_control_number: pcn })
+    }
+  }
+}
 
 type CreationRefusal = { readonly _tag: "Duplicate"; readonly encounter_id: EncounterId } | { readonly _tag: "PatientControlNumberTaken" }
 

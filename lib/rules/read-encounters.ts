@@ -6,14 +6,15 @@ import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
 
 /** One encounter of the workspace with its latest claim; another workspace's is not found. */
-export const getEncounter = (workspaceId: WorkspaceId, id: string) =>
-  Effect.gen(function* () {
-    if (!isUuid(id)) return yield* new EncounterNotFound({ id })
-    const storage = yield* Storage
-    const found = yield* storage.findEncounter(workspaceId, EncounterId.make(id))
-    if (Option.isNone(found)) return yield* new EncounterNotFound({ id })
-    return found.value
-  })
+export const getEncounter = (workspaceId: WorkspaceId, id: string) => Effect.gen(() => getEncounterGen(workspaceId, id))
+
+function* getEncounterGen(workspaceId: WorkspaceId, id: string) {
+  if (!isUuid(id)) return yield* new EncounterNotFound({ id })
+  const storage = yield* Storage
+  const found = yield* storage.findEncounter(workspaceId, EncounterId.make(id))
+  if (Option.isNone(found)) return yield* new EncounterNotFound({ id })
+  return found.value
+}
 
 export interface EncounterListQuery {
   readonly external_id?: string | undefined
@@ -38,23 +39,24 @@ export const listEncounters = (
   workspaceId: WorkspaceId,
   query: EncounterListQuery,
   vocabulary: StatusFilterVocabulary = "filterable"
-) =>
-  Effect.gen(function* () {
-    const limit = yield* checkLimit(query.limit)
-    const statuses = vocabularies[vocabulary]
-    if (query.claim_status !== undefined && !statuses.includes(query.claim_status)) {
-      return yield* new InvalidQuery({
-        errors: [new FieldIssue({ path: "claim_status", message: `must be one of ${statuses.join(", ")}` })]
-      })
-    }
-    const scope = tokenScope([workspaceId, "encounters", query.external_id ?? null, query.claim_status ?? null])
-    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const storage = yield* Storage
-    const rows = yield* storage.listEncounters(workspaceId, {
-      external_id: query.external_id,
-      claim_status: query.claim_status,
-      position,
-      limit
+) => Effect.gen(() => listEncountersGen(workspaceId, query, vocabulary))
+
+function* listEncountersGen(workspaceId: WorkspaceId, query: EncounterListQuery, vocabulary: StatusFilterVocabulary) {
+  const limit = yield* checkLimit(query.limit)
+  const statuses = vocabularies[vocabulary]
+  if (query.claim_status !== undefined && !statuses.includes(query.claim_status)) {
+    return yield* new InvalidQuery({
+      errors: [new FieldIssue({ path: "claim_status", message: `must be one of ${statuses.join(", ")}` })]
     })
-    return toPage(rows, limit, position, (r) => [r.encounter.created_at, r.encounter.id], scope, (r) => r)
+  }
+  const scope = tokenScope([workspaceId, "encounters", query.external_id ?? null, query.claim_status ?? null])
+  const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+  const storage = yield* Storage
+  const rows = yield* storage.listEncounters(workspaceId, {
+    external_id: query.external_id,
+    claim_status: query.claim_status,
+    position,
+    limit
   })
+  return toPage(rows, limit, position, (r) => [r.encounter.created_at, r.encounter.id], scope, (r) => r)
+}

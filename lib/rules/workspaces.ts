@@ -132,25 +132,26 @@ const TOUCH_INTERVAL_MS = 60_000
  * The workspace and scopes of a presented key. Missing, malformed, unknown and revoked keys are
  * all Unauthorized. `last_used_at` is refreshed at most once a minute per key.
  */
-export const authenticate = (presented: string | undefined) =>
-  Effect.gen(function* () {
-    if (presented === undefined || presented === "") return yield* new Unauthorized({ reason: "An API key is required" })
-    if (!KEY_SHAPE.test(presented)) return yield* new Unauthorized({ reason: "The API key is malformed" })
-    const storage = yield* Storage
-    const clock = yield* Clock
-    const found = yield* storage.findApiKeyByHash(hashKey(presented))
-    if (Option.isNone(found)) return yield* new Unauthorized({ reason: "The API key is not valid" })
-    const { key, workspace } = found.value
-    if (key.revoked_at !== null) return yield* new Unauthorized({ reason: "The API key is not valid" })
-    const now = clock.now()
-    if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_INTERVAL_MS) {
-      yield* storage.write({
-        operation: "touchApiKey",
-        steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
-      })
-    }
-    return { workspace, keyId: key.id, scopes: key.scopes } satisfies Principal
-  })
+export const authenticate = (presented: string | undefined) => Effect.gen(() => authenticateKey(presented))
+
+function* authenticateKey(presented: string | undefined) {
+  if (presented === undefined || presented === "") return yield* new Unauthorized({ reason: "An API key is required" })
+  if (!KEY_SHAPE.test(presented)) return yield* new Unauthorized({ reason: "The API key is malformed" })
+  const storage = yield* Storage
+  const clock = yield* Clock
+  const found = yield* storage.findApiKeyByHash(hashKey(presented))
+  if (Option.isNone(found)) return yield* new Unauthorized({ reason: "The API key is not valid" })
+  const { key, workspace } = found.value
+  if (key.revoked_at !== null) return yield* new Unauthorized({ reason: "The API key is not valid" })
+  const now = clock.now()
+  if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_INTERVAL_MS) {
+    yield* storage.write({
+      operation: "touchApiKey",
+      steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
+    })
+  }
+  return { workspace, keyId: key.id, scopes: key.scopes } satisfies Principal
+}
 
 /**
  * On an empty database: the workspace `default` and one key with every scope, answered once (the

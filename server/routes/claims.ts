@@ -1,6 +1,7 @@
 import { Effect, Either, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
+import type { Principal } from "../../lib/domain/workspace.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { fieldIssues, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
@@ -16,18 +17,19 @@ export const StatusChangeRequest = Schema.Struct({
 const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
 
 /** A status change body, read and checked the same way wherever a claim is moved (API, console). */
-export const readStatusChange = (request: Request, bodyLimit: number) =>
-  Effect.gen(function* () {
-    yield* requireJson(request)
-    const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
-    // Refused before decoding: error messages quote the value, and quoting walks it recursively.
-    if (nestsDeeperThan(raw, MAX_DEPTH)) {
-      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-    }
-    const decoded = decodeRequest(raw)
-    if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
-    return decoded.right
-  })
+export const readStatusChange = (request: Request, bodyLimit: number) => Effect.gen(() => readStatusChangeGen(request, bodyLimit))
+
+function* readStatusChangeGen(request: Request, bodyLimit: number) {
+  yield* requireJson(request)
+  const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
+  // Refused before decoding: error messages quote the value, and quoting walks it recursively.
+  if (nestsDeeperThan(raw, MAX_DEPTH)) {
+    return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
+  }
+  const decoded = decodeRequest(raw)
+  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
+  return decoded.right
+}
 
 export const claimStatusRoute = authed(
   {
@@ -43,10 +45,11 @@ export const claimStatusRoute = authed(
     requestBody: StatusChangeRequest,
     responses: { 200: { description: "The claim after the change", schema: Claim }, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 429) }
   },
-  ({ principal, params, request, config }) =>
-    Effect.gen(function* () {
-      const { status, note } = yield* readStatusChange(request, config.bodyLimit)
-      const result = yield* changeClaimStatus(principal.workspace.id, params.claim_id ?? "", status, note)
-      return json(200, result.claim)
-    })
+  ({ principal, params, request, config }) => Effect.gen(() => changeStatus(principal, params.claim_id ?? "", request, config.bodyLimit))
 )
+
+function* changeStatus(principal: Principal, claimId: string, request: Request, bodyLimit: number) {
+  const { status, note } = yield* readStatusChange(request, bodyLimit)
+  const result = yield* changeClaimStatus(principal.workspace.id, claimId, status, note)
+  return json(200, result.claim)
+}

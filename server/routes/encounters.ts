@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { FilterableClaimStatus } from "../../lib/domain/claim-status.js"
 import { Encounter, toEncounter } from "../../lib/domain/encounter.js"
+import type { Principal } from "../../lib/domain/workspace.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
 import { Page, pageJson } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
@@ -33,22 +34,23 @@ export const createEncounterRoute = authed(
       ...problems(400, 401, 413, 415, 422, 429)
     }
   },
-  ({ principal, request, config }) =>
-    Effect.gen(function* () {
-      yield* requireJson(request)
-      const body = yield* readBody(request, config.bodyLimit)
-      const result = yield* intakeEncounter({
-        workspace_id: principal.workspace.id,
-        key_id: principal.keyId,
-        content_type: request.headers.get("content-type") ?? "",
-        body,
-        source: "api"
-      })
-      const ids = { encounter_id: result.encounter_id, encounterId: result.encounter_id }
-      // Spec: the replay status is not shown; we answer 200 (nothing new was created).
-      return result.duplicate ? json(200, { ...ids, duplicate: true }) : json(202, ids)
-    })
+  ({ principal, request, config }) => Effect.gen(() => create(principal, request, config.bodyLimit))
 )
+
+function* create(principal: Principal, request: Request, bodyLimit: number) {
+  yield* requireJson(request)
+  const body = yield* readBody(request, bodyLimit)
+  const result = yield* intakeEncounter({
+    workspace_id: principal.workspace.id,
+    key_id: principal.keyId,
+    content_type: request.headers.get("content-type") ?? "",
+    body,
+    source: "api"
+  })
+  const ids = { encounter_id: result.encounter_id, encounterId: result.encounter_id }
+  // Spec: the replay status is not shown; we answer 200 (nothing new was created).
+  return result.duplicate ? json(200, { ...ids, duplicate: true }) : json(202, ids)
+}
 
 const ListQuery = Schema.Struct({
   external_id: Schema.optional(Schema.String),

@@ -65,6 +65,17 @@ class Rollback<R> {
   constructor(readonly result: WriteResult<R>) {}
 }
 
+/** Runs a program on the SqlClient, each statement sent as it is yielded. */
+function* driveOn<A>(sql: SqlClient.SqlClient, dialect: Dialect, program: Program<A>) {
+  let step = program.next()
+  while (step.done !== true) {
+    const q = step.value
+    const result: ReadonlyArray<Row> = yield* sql.unsafe<Row>(dialect.text(q), q.params)
+    step = program.next(result)
+  }
+  return step.value
+}
+
 /**
  * The executor on `@effect/sql`'s SqlClient (PostgreSQL's; any SqlClient works): each statement
  * is sent as it is yielded, a write inside `withTransaction`.
@@ -72,16 +83,7 @@ class Rollback<R> {
 export const sqlClientExecutor = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const dialect = sql.onDialectOrElse({ pg: () => pgDialect, orElse: () => sqliteDialect })
-  const drive = <A>(program: Program<A>) =>
-    Effect.gen(function* () {
-      let step = program.next()
-      while (step.done !== true) {
-        const q = step.value
-        const result: ReadonlyArray<Row> = yield* sql.unsafe<Row>(dialect.text(q), q.params)
-        step = program.next(result)
-      }
-      return step.value
-    })
+  const drive = <A>(program: Program<A>) => Effect.gen(() => driveOn(sql, dialect, program))
   const exec: Executor = {
     dialect,
     read: (operation, program) => Effect.mapError(drive(program), (cause) => new StorageError({ operation, cause })),
