@@ -2,10 +2,11 @@ import { createHash, randomBytes } from "node:crypto"
 import { Effect, Either, Option, Schema } from "effect"
 import { ApiKeyNotFound, FieldIssue, InvalidQuery, SlugTaken, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
 import { ApiKeyId, WorkspaceId } from "../domain/ids.js"
-import { type ApiKeyView, type Principal, type Scope, Scopes, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
+import { type ApiKeyView, type Scope, Scopes, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert, update } from "../ports/write.js"
+import { principalOfKeyHash } from "./authenticate-key-hash.js"
 
 const checkSlug = Schema.decodeUnknownEither(WorkspaceSlug)
 
@@ -126,8 +127,6 @@ export const revokeApiKey = (id: string, slug?: string) =>
     return yield* new ApiKeyNotFound({ id })
   })
 
-const TOUCH_INTERVAL_MS = 60_000
-
 /**
  * The workspace and scopes of a presented key. Missing, malformed, unknown and revoked keys are
  * all Unauthorized. `last_used_at` is refreshed at most once a minute per key.
@@ -137,20 +136,7 @@ export const authenticate = (presented: string | undefined) => Effect.gen(() => 
 function* authenticateKey(presented: string | undefined) {
   if (presented === undefined || presented === "") return yield* new Unauthorized({ reason: "An API key is required" })
   if (!KEY_SHAPE.test(presented)) return yield* new Unauthorized({ reason: "The API key is malformed" })
-  const storage = yield* Storage
-  const clock = yield* Clock
-  const found = yield* storage.findApiKeyByHash(hashKey(presented))
-  if (Option.isNone(found)) return yield* new Unauthorized({ reason: "The API key is not valid" })
-  const { key, workspace } = found.value
-  if (key.revoked_at !== null) return yield* new Unauthorized({ reason: "The API key is not valid" })
-  const now = clock.now()
-  if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_INTERVAL_MS) {
-    yield* storage.write({
-      operation: "touchApiKey",
-      steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
-    })
-  }
-  return { workspace, keyId: key.id, scopes: key.scopes } satisfies Principal
+  return yield* principalOfKeyHash(hashKey(presented), "The API key is not valid")
 }
 
 /**
