@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { validPayload } from "../support/payloads.js"
@@ -11,11 +11,15 @@ for (const store of ["sqlite", "memory"] as const) {
   describe(`intake log (${store})`, () => {
     let server: TestServer
     let call: ReturnType<typeof api>
+    const dir = store === "sqlite" ? mkdtempSync(join(tmpdir(), "encounterd-intake-")) : undefined
     beforeAll(async () => {
-      server = await startTestServer(store === "sqlite" ? { db: join(mkdtempSync(join(tmpdir(), "encounterd-intake-")), "db.sqlite") } : {})
+      server = await startTestServer(dir !== undefined ? { db: join(dir, "db.sqlite") } : {})
       call = api(server)
     })
-    afterAll(() => server.close())
+    afterAll(async () => {
+      await server.close()
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+    })
 
     test("lists every create request with its outcome, newest first; filters by outcome and external id", async () => {
       const ext = uniqueId("intake")

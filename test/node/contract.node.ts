@@ -2,15 +2,16 @@
  * The storage contract under Node with better-sqlite3 (the adapter's Node driver). Bundled for
  * Node by `test/contract/node.test.ts` and run with `node --test`.
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, test } from "node:test"
+import { after, describe, test } from "node:test"
 import { sqliteStorageLayer } from "../../lib/sqlite-node.js"
 import { storageContract } from "../contract/storage.contract.js"
 
 const harness = { describe: (name: string, body: () => void) => void describe(name, body), test: (name: string, body: () => Promise<void>) => void test(name, body) }
 storageContract("sqlite (better-sqlite3 on Node, in memory)", () => sqliteStorageLayer(":memory:"), harness)
 const dir = mkdtempSync(join(tmpdir(), "encounterd-node-"))
+after(() => rmSync(dir, { recursive: true, force: true }))
 let n = 0
 storageContract("sqlite (better-sqlite3 on Node, file)", () => sqliteStorageLayer(join(dir, `db-${n++}.sqlite`)), harness)
