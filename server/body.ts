@@ -38,40 +38,40 @@ export const readBody = (request: Request, limit: number): Effect.Effect<Uint8Ar
   Effect.gen(() => readBodyGen(request, limit))
 
 function* readBodyGen(request: Request, limit: number) {
-    const declared = Number(request.headers.get("content-length") ?? Number.NaN)
-    if (declared > limit) return yield* new PayloadTooLarge({ limit })
-    if (request.body === null) return new Uint8Array(0)
-    // A declared length within the limit is all the server will read: take the body in one piece.
-    if (Number.isInteger(declared) && declared >= 0) {
-      const whole = yield* Effect.tryPromise({
-        try: () => request.bytes(),
-        catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
-      })
-      if (whole.byteLength > limit) return yield* new PayloadTooLarge({ limit })
-      return whole
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN)
+  if (declared > limit) return yield* new PayloadTooLarge({ limit })
+  if (request.body === null) return new Uint8Array(0)
+  // A declared length within the limit is all the server will read: take the body in one piece.
+  if (Number.isInteger(declared) && declared >= 0) {
+    const whole = yield* Effect.tryPromise({
+      try: () => request.bytes(),
+      catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
+    })
+    if (whole.byteLength > limit) return yield* new PayloadTooLarge({ limit })
+    return whole
+  }
+  const reader = request.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const next = yield* Effect.tryPromise({
+      try: () => reader.read(),
+      catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
+    })
+    if (next.done) break
+    size += next.value.byteLength
+    if (size > limit) {
+      yield* Effect.promise(() => reader.cancel().catch(() => undefined))
+      return yield* new PayloadTooLarge({ limit })
     }
-    const reader = request.body.getReader()
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    for (;;) {
-      const next = yield* Effect.tryPromise({
-        try: () => reader.read(),
-        catch: () => new InvalidJson({ detail: "the body could not be read to its end" })
-      })
-      if (next.done) break
-      size += next.value.byteLength
-      if (size > limit) {
-        yield* Effect.promise(() => reader.cancel().catch(() => undefined))
-        return yield* new PayloadTooLarge({ limit })
-      }
-      chunks.push(next.value)
-    }
-    if (chunks.length === 1) return chunks[0]!
-    const out = new Uint8Array(size)
-    let offset = 0
-    for (const c of chunks) {
-      out.set(c, offset)
-      offset += c.byteLength
-    }
-    return out
+    chunks.push(next.value)
+  }
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.byteLength
+  }
+  return out
 }

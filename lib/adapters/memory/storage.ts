@@ -165,15 +165,9 @@ export const makeMemoryStorage = (): StorageShape => {
           undo.push(() => void events.pop())
           if (step.touch === undefined) break
           const also = step.touchAlso
-          if (also !== undefined) {
-            const where = { ...also.where, workspace_id: e.workspace_id }
-            if (!updateRow("encounters", step.touch, where, { ...also.set, last_event_at: stored.created_at }, undo)) {
-              return rollback(refused(also.ifUnmatched))
-            }
-          } else {
-            const encounter = table("encounters").rows.get(step.touch)
-            if (encounter !== undefined) put(table("encounters"), revised("encounters", encounter, { last_event_at: stored.created_at }), undo)
-          }
+          const where = { ...also?.where, workspace_id: e.workspace_id }
+          const touched = updateRow("encounters", step.touch, where, { ...also?.set, last_event_at: stored.created_at }, undo)
+          if (!touched && also !== undefined) return rollback(refused(also.ifUnmatched))
           break
         }
       }

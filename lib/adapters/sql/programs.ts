@@ -291,15 +291,14 @@ export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedT
         const recorded = recordedAt(event.created_at, typeof last === "string" ? last : undefined)
         yield* rows(command(S.insertText("events"), codecs.events.encode({ ...event, created_at: recorded })))
         feed?.set(event.workspace_id, recorded)
+        // The touched encounter takes the recorded time (unless this write inserted it with that
+        // time), with `touchAlso` in the same update.
         if (step.touch === undefined) break
         const also = step.touchAlso
-        if (also !== undefined) {
-          const where = { ...also.where, workspace_id: event.workspace_id }
-          const changed = yield* updateRow("encounters", step.touch, where, { ...also.set, last_event_at: recorded })
-          if (changed === 0) return refused(also.ifUnmatched)
-        } else if (inserted.get(step.touch) !== recorded) {
-          yield* rows(S.touchEncounter(recorded, step.touch, event.workspace_id))
-        }
+        if (also === undefined && inserted.get(step.touch) === recorded) break
+        const where = { ...also?.where, workspace_id: event.workspace_id }
+        const changed = yield* updateRow("encounters", step.touch, where, { ...also?.set, last_event_at: recorded })
+        if (changed === 0 && also !== undefined) return refused(also.ifUnmatched)
         break
       }
     }

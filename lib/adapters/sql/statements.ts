@@ -3,7 +3,7 @@ import type { EncounterEventScan, EncounterScan, EventScan, PageScan, RawRequest
 import { FeedEvent } from "../../domain/event.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
-import { command, type Query, query, type SqlValue } from "./dialect.js"
+import { type Query, query, type SqlValue } from "./dialect.js"
 
 /**
  * Every SQL statement of the adapters, written once for SQLite and PostgreSQL alike (`?`
@@ -84,10 +84,6 @@ export const deleteText = (table: TableName, where: ReadonlyArray<readonly [stri
 
 /** The time the workspace's latest event was recorded (the feed's order, see `recordedAt`). */
 export const lastEventAt = (ws: string): Query => query("SELECT created_at FROM events WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1", [ws])
-
-/** An encounter's last event time, when the event's recorded time moved it. */
-export const touchEncounter = (recorded: string, id: string, ws: string): Query =>
-  command("UPDATE encounters SET last_event_at = ?, revision = revision + 1 WHERE id = ? AND workspace_id = ?", [recorded, id, ws])
 
 // ---- reads ----------------------------------------------------------------------------------
 
