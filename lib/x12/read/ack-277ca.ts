@@ -1,8 +1,9 @@
 import { Either, Option } from "effect"
 import type { X12ReadError } from "../errors.js"
 import { parseDate8 } from "../values.js"
-import { attempt, date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
+import { date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
 import { type Interchange, transactionSetsOf } from "./interchange.js"
+import { attemptPaced, PACE, type Paced, runPaced } from "./paced.js"
 import { components, element, type ReadSegment } from "./tokenize.js"
 
 /**
@@ -89,7 +90,7 @@ interface OpenClaim {
   lines: Array<{ procedure_code: string; statuses: Array<Status277> }>
 }
 
-const readSet = (segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, batch: Array<BatchStatus277>) => {
+function* readSet(segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, batch: Array<BatchStatus277>): Paced<void> {
   let level: Level | undefined
   let npi: string | undefined
   let levelStatus: { statuses: Array<Status277> } | undefined
@@ -110,6 +111,7 @@ const readSet = (segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, 
     claim = undefined
   }
   for (const s of segments) {
+    if (s.position % PACE === 0) yield
     if (s.id === "HL") {
       close()
       const code = required(s, 3)
@@ -150,12 +152,18 @@ const readSet = (segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, 
   close()
 }
 
-export const read277CA = (interchange: Interchange): Either.Either<Ack277CA, X12ReadError> =>
-  Either.flatMap(transactionSetsOf(interchange, "277"), (sets) =>
-    attempt((): Ack277CA => {
+export function* read277CAPaced(interchange: Interchange): Paced<Either.Either<Ack277CA, X12ReadError>> {
+  const sets = transactionSetsOf(interchange, "277")
+  if (Either.isLeft(sets)) return Either.left(sets.left)
+  return yield* attemptPaced(
+    (function* (): Paced<Ack277CA> {
       const claims: Array<Claim277> = []
       const batch: Array<BatchStatus277> = []
-      for (const set of sets) readSet(set.segments, claims, batch)
+      for (const set of sets.right) yield* readSet(set.segments, claims, batch)
       return { kind: "277CA", interchange_control_number: interchange.control_number, claims, batch_statuses: batch }
-    })
+    })()
   )
+}
+
+/** `read277CAPaced` run through at once. */
+export const read277CA = (interchange: Interchange): Either.Either<Ack277CA, X12ReadError> => runPaced(read277CAPaced(interchange))

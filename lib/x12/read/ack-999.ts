@@ -1,7 +1,8 @@
 import { Either } from "effect"
 import { X12ReadError } from "../errors.js"
-import { attempt, count, readFailure as fail } from "./fields.js"
+import { count, readFailure as fail } from "./fields.js"
 import { type Interchange, transactionSetsOf } from "./interchange.js"
+import { attemptPaced, PACE, type Paced, runPaced } from "./paced.js"
 import { components, element, type ReadSegment } from "./tokenize.js"
 
 /**
@@ -65,12 +66,16 @@ export interface Ack999 {
   readonly groups: ReadonlyArray<GroupAck999>
 }
 
+/** A segment error being read: its IK4s are appended in place (one copy per IK4 would be quadratic). */
+type OpenSegmentError = SegmentError999 & { readonly elements: Array<ElementError999> }
+
 /** One 999 transaction set: AK1, AK2 loops, AK9. */
-const readSet = (segments: ReadonlyArray<ReadSegment>, st: { position: number }): GroupAck999 => {
+function* readSet(segments: ReadonlyArray<ReadSegment>, st: { position: number }): Paced<GroupAck999> {
   let group: { control: string; functional: string } | undefined
   const sets: Array<SetAck999> = []
-  let open: { id: string; control: string; errors: Array<SegmentError999>; at: ReadSegment } | undefined
+  let open: { id: string; control: string; errors: Array<OpenSegmentError>; at: ReadSegment } | undefined
   for (const s of segments) {
+    if (s.position % PACE === 0) yield
     switch (s.id) {
       case "AK1":
         if (group !== undefined) throw fail(s, "a second AK1 in one 999 transaction set")
@@ -86,11 +91,9 @@ const readSet = (segments: ReadonlyArray<ReadSegment>, st: { position: number })
         open.errors.push({ segment_id: element(s, 1), position: count(s, 2), loop: element(s, 3), code: element(s, 4), elements: [] })
         break
       case "IK4": {
-        const errors = open?.errors ?? []
-        const last = errors[errors.length - 1]
+        const last = open?.errors[open.errors.length - 1]
         if (last === undefined) throw fail(s, "IK4 without an IK3")
-        const error = { position: components(s, 1).filter((c) => c !== "").join(":"), code: element(s, 3), bad_value: element(s, 4) }
-        errors[errors.length - 1] = { ...last, elements: [...last.elements, error] }
+        last.elements.push({ position: components(s, 1).filter((c) => c !== "").join(":"), code: element(s, 3), bad_value: element(s, 4) })
         break
       }
       case "IK5": {
@@ -126,13 +129,17 @@ const readSet = (segments: ReadonlyArray<ReadSegment>, st: { position: number })
   throw new X12ReadError({ segment_id: "ST", position: st.position, reason: "999 transaction set without AK9" })
 }
 
-export const read999 = (interchange: Interchange): Either.Either<Ack999, X12ReadError> =>
-  Either.flatMap(transactionSetsOf(interchange, "999"), (sets) =>
-    attempt(
-      (): Ack999 => ({
-        kind: "999",
-        interchange_control_number: interchange.control_number,
-        groups: sets.map((set) => readSet(set.segments, set))
-      })
-    )
+export function* read999Paced(interchange: Interchange): Paced<Either.Either<Ack999, X12ReadError>> {
+  const sets = transactionSetsOf(interchange, "999")
+  if (Either.isLeft(sets)) return Either.left(sets.left)
+  return yield* attemptPaced(
+    (function* (): Paced<Ack999> {
+      const groups: Array<GroupAck999> = []
+      for (const set of sets.right) groups.push(yield* readSet(set.segments, set))
+      return { kind: "999", interchange_control_number: interchange.control_number, groups }
+    })()
   )
+}
+
+/** `read999Paced` run through at once. */
+export const read999 = (interchange: Interchange): Either.Either<Ack999, X12ReadError> => runPaced(read999Paced(interchange))

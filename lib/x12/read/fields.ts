@@ -5,22 +5,13 @@ import { element, type ReadSegment } from "./tokenize.js"
 
 /**
  * Typed element reads for the interpreters. An interpreter walks its segments and stops at the
- * first unreadable element by throwing an `X12ReadError`; `attempt` turns that back into a value
- * at the interpreter's boundary, so callers only ever see `Either`. Any other exception is a
- * defect and propagates.
+ * first unreadable element by throwing an `X12ReadError`; `attemptPaced` (`paced.ts`) turns that
+ * back into a value at the interpreter's boundary, so callers only ever see `Either`. Any other
+ * exception is a defect and propagates.
  */
 
 export const readFailure = (s: ReadSegment, reason: string) =>
   new X12ReadError({ segment_id: s.id, position: s.position, reason })
-
-export const attempt = <A>(f: () => A): Either.Either<A, X12ReadError> => {
-  try {
-    return Either.right(f())
-  } catch (e) {
-    if (e instanceof X12ReadError) return Either.left(e)
-    throw e
-  }
-}
 
 const name = (s: ReadSegment, n: number) => `${s.id}${String(n).padStart(2, "0")}`
 

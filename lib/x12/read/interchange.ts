@@ -1,7 +1,8 @@
 import { Either } from "effect"
 import { X12ReadError } from "../errors.js"
 import type { Delimiters } from "../segment.js"
-import { element, type ReadSegment, tokenize } from "./tokenize.js"
+import { PACE, type Paced, runPaced } from "./paced.js"
+import { element, type ReadSegment, tokenizePaced } from "./tokenize.js"
 
 /** An interchange read and checked: envelopes matched, control numbers and counts verified. */
 
@@ -56,64 +57,75 @@ const countCheck = (s: ReadSegment, name: string, what: string, found: number) =
   return said === found ? undefined : fail(s, `${name}01 says ${said} ${what}, found ${found}`)
 }
 
+/** The ids that end a transaction set's body. */
+const SET_END = new Set(["SE", "ST", "GS", "GE", "IEA", "ISA"])
+
 /** Reads the whole text as one interchange: ISA, functional groups of transaction sets, IEA. */
-export const readInterchange = (text: string): Either.Either<Interchange, X12ReadError> =>
-  Either.flatMap(tokenize(text), ({ delimiters, segments }) => {
-    const end = { id: "(end of file)", position: segments.length + 1 }
-    const isa = segments[0]!
-    const groups: Array<FunctionalGroup> = []
-    let i = 1
-    while (i < segments.length && segments[i]!.id === "GS") {
-      const gs = segments[i++]!
-      const sets: Array<TransactionSet> = []
-      while (i < segments.length && segments[i]!.id === "ST") {
-        const st = segments[i++]!
-        const body: Array<ReadSegment> = []
-        while (i < segments.length && !["SE", "ST", "GS", "GE", "IEA", "ISA"].includes(segments[i]!.id)) body.push(segments[i++]!)
-        const se = segments[i]
-        if (se === undefined) return fail(end, `missing SE for the transaction set at segment ${st.position}`)
-        if (se.id !== "SE") return fail(se, `missing SE for the transaction set at segment ${st.position}`)
-        i++
-        const bad = countCheck(se, "SE", "segments", body.length + 2)
-        if (bad !== undefined) return bad
-        if (element(se, 2) !== element(st, 2)) return fail(se, `SE02 ${element(se, 2)} does not match ST02 ${element(st, 2)}`)
-        sets.push({ id: element(st, 1), control_number: element(st, 2), position: st.position, segments: body })
+export function* readInterchangePaced(text: string): Paced<Either.Either<Interchange, X12ReadError>> {
+  const tokens = yield* tokenizePaced(text)
+  if (Either.isLeft(tokens)) return Either.left(tokens.left)
+  const { delimiters, segments } = tokens.right
+  const end = { id: "(end of file)", position: segments.length + 1 }
+  const isa = segments[0]!
+  const groups: Array<FunctionalGroup> = []
+  let i = 1
+  while (i < segments.length && segments[i]!.id === "GS") {
+    const gs = segments[i++]!
+    const sets: Array<TransactionSet> = []
+    while (i < segments.length && segments[i]!.id === "ST") {
+      const st = segments[i++]!
+      const body: Array<ReadSegment> = []
+      while (i < segments.length && !SET_END.has(segments[i]!.id)) {
+        body.push(segments[i++]!)
+        if (i % PACE === 0) yield
       }
-      const ge = segments[i]
-      if (ge === undefined) return fail(end, `missing GE for the functional group at segment ${gs.position}`)
-      if (ge.id !== "GE") return fail(ge, `expected ST or GE in the functional group at segment ${gs.position}`)
+      const se = segments[i]
+      if (se === undefined) return fail(end, `missing SE for the transaction set at segment ${st.position}`)
+      if (se.id !== "SE") return fail(se, `missing SE for the transaction set at segment ${st.position}`)
       i++
-      const bad = countCheck(ge, "GE", "transaction sets", sets.length)
+      const bad = countCheck(se, "SE", "segments", body.length + 2)
       if (bad !== undefined) return bad
-      if (element(ge, 2) !== element(gs, 6)) return fail(ge, `GE02 ${element(ge, 2)} does not match GS06 ${element(gs, 6)}`)
-      groups.push({
-        functional_id: element(gs, 1),
-        sender_id: element(gs, 2),
-        receiver_id: element(gs, 3),
-        control_number: element(gs, 6),
-        version: element(gs, 8),
-        position: gs.position,
-        transaction_sets: sets
-      })
+      if (element(se, 2) !== element(st, 2)) return fail(se, `SE02 ${element(se, 2)} does not match ST02 ${element(st, 2)}`)
+      sets.push({ id: element(st, 1), control_number: element(st, 2), position: st.position, segments: body })
     }
-    const iea = segments[i]
-    if (iea === undefined) return fail(end, "missing IEA")
-    if (iea.id !== "IEA") return fail(iea, "expected GS or IEA")
-    const bad = countCheck(iea, "IEA", "functional groups", groups.length)
+    const ge = segments[i]
+    if (ge === undefined) return fail(end, `missing GE for the functional group at segment ${gs.position}`)
+    if (ge.id !== "GE") return fail(ge, `expected ST or GE in the functional group at segment ${gs.position}`)
+    i++
+    const bad = countCheck(ge, "GE", "transaction sets", sets.length)
     if (bad !== undefined) return bad
-    if (element(iea, 2) !== element(isa, 13)) return fail(iea, `IEA02 ${element(iea, 2)} does not match ISA13 ${element(isa, 13)}`)
-    const after = segments[i + 1]
-    if (after !== undefined) return fail(after, "segment after IEA: one interchange per file")
-    return Either.right({
-      delimiters,
-      sender_id: element(isa, 6).trim(),
-      receiver_id: element(isa, 8).trim(),
-      control_number: element(isa, 13),
-      usage: element(isa, 15),
-      groups,
-      segment_count: segments.length
+    if (element(ge, 2) !== element(gs, 6)) return fail(ge, `GE02 ${element(ge, 2)} does not match GS06 ${element(gs, 6)}`)
+    groups.push({
+      functional_id: element(gs, 1),
+      sender_id: element(gs, 2),
+      receiver_id: element(gs, 3),
+      control_number: element(gs, 6),
+      version: element(gs, 8),
+      position: gs.position,
+      transaction_sets: sets
     })
+  }
+  const iea = segments[i]
+  if (iea === undefined) return fail(end, "missing IEA")
+  if (iea.id !== "IEA") return fail(iea, "expected GS or IEA")
+  const bad = countCheck(iea, "IEA", "functional groups", groups.length)
+  if (bad !== undefined) return bad
+  if (element(iea, 2) !== element(isa, 13)) return fail(iea, `IEA02 ${element(iea, 2)} does not match ISA13 ${element(isa, 13)}`)
+  const after = segments[i + 1]
+  if (after !== undefined) return fail(after, "segment after IEA: one interchange per file")
+  return Either.right({
+    delimiters,
+    sender_id: element(isa, 6).trim(),
+    receiver_id: element(isa, 8).trim(),
+    control_number: element(isa, 13),
+    usage: element(isa, 15),
+    groups,
+    segment_count: segments.length
   })
+}
+
+/** `readInterchangePaced` run through at once. */
+export const readInterchange = (text: string): Either.Either<Interchange, X12ReadError> => runPaced(readInterchangePaced(text))
 
 /** What an interchange holds, from its first transaction set (ST01, and GS08 for a 277CA). */
 export type X12Kind = "999" | "277CA" | "835" | "837P" | "unknown"

@@ -1,7 +1,8 @@
 import { Either, type Types } from "effect"
 import { X12ReadError } from "../errors.js"
-import { attempt, cents, date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
+import { cents, date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
 import { type Interchange, transactionSetsOf } from "./interchange.js"
+import { attemptPaced, PACE, type Paced, runPaced } from "./paced.js"
 import { components, element, type ReadSegment } from "./tokenize.js"
 
 /**
@@ -94,7 +95,7 @@ type MutableClaim = Omit<Claim835, "adjustments" | "service_lines"> & {
   service_lines: Array<MutableLine>
 }
 
-const readPayment = (segments: ReadonlyArray<ReadSegment>, st: { position: number; control_number: string }): Payment835 => {
+function* readPayment(segments: ReadonlyArray<ReadSegment>, st: { position: number; control_number: string }): Paced<Payment835> {
   const bpr = segments.find((s) => s.id === "BPR")
   const trn = segments.find((s) => s.id === "TRN")
   if (bpr === undefined) throw new X12ReadError({ segment_id: "ST", position: st.position, reason: "835 without BPR" })
@@ -106,6 +107,7 @@ const readPayment = (segments: ReadonlyArray<ReadSegment>, st: { position: numbe
   const claims: Array<MutableClaim> = []
   const plb: Array<Payment835["provider_adjustments"][number]> = []
   for (const s of segments) {
+    if (s.position % PACE === 0) yield
     const claim = claims[claims.length - 1]
     const line = claim?.service_lines[claim.service_lines.length - 1]
     if (s.id === "N1") {
@@ -173,13 +175,17 @@ const readPayment = (segments: ReadonlyArray<ReadSegment>, st: { position: numbe
   }
 }
 
-export const read835 = (interchange: Interchange): Either.Either<Remittance835, X12ReadError> =>
-  Either.flatMap(transactionSetsOf(interchange, "835"), (sets) =>
-    attempt(
-      (): Remittance835 => ({
-        kind: "835",
-        interchange_control_number: interchange.control_number,
-        payments: sets.map((set) => readPayment(set.segments, set))
-      })
-    )
+export function* read835Paced(interchange: Interchange): Paced<Either.Either<Remittance835, X12ReadError>> {
+  const sets = transactionSetsOf(interchange, "835")
+  if (Either.isLeft(sets)) return Either.left(sets.left)
+  return yield* attemptPaced(
+    (function* (): Paced<Remittance835> {
+      const payments: Array<Payment835> = []
+      for (const set of sets.right) payments.push(yield* readPayment(set.segments, set))
+      return { kind: "835", interchange_control_number: interchange.control_number, payments }
+    })()
   )
+}
+
+/** `read835Paced` run through at once. */
+export const read835 = (interchange: Interchange): Either.Either<Remittance835, X12ReadError> => runPaced(read835Paced(interchange))

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { X12ReadError } from "../errors.js"
 import type { Delimiters } from "../segment.js"
+import { PACE, type Paced, runPaced } from "./paced.js"
 
 /** A segment as read: its id, its elements as text (element 1 first), and its 1-based position. */
 export interface ReadSegment {
@@ -57,29 +58,48 @@ const readDelimiters = (text: string): Either.Either<Delimiters, X12ReadError> =
   return Either.right(delimiters)
 }
 
+const isLineBreak = (code: number) => code === 10 || code === 13
+
 /**
  * Splits an interchange into segments, with the delimiters its ISA announces. Line breaks around
  * segment terminators are ignored; anything else malformed is an error naming the segment.
+ * One pass over the text: each segment is found with `indexOf` and its line breaks skipped by
+ * hand (a `/[\r\n]+$/` would try every run of line breaks inside a segment, quadratic in them).
  */
-export const tokenize = (input: string): Either.Either<Tokens, X12ReadError> => {
+export function* tokenizePaced(input: string): Paced<Either.Either<Tokens, X12ReadError>> {
   const text = input.replace(/^\uFEFF/, "").trimStart()
   if (!text.startsWith("ISA")) return fail(found(text), 1, "missing ISA")
   if (text.length < ISA_LENGTH) return fail("ISA", 1, `ISA is ${text.length} characters, shorter than its fixed ${ISA_LENGTH}`)
-  return Either.flatMap(readDelimiters(text), (delimiters) => {
-    const pieces = text.split(delimiters.segment)
-    const segments: Array<ReadSegment> = []
-    for (let i = 0; i < pieces.length; i++) {
-      const raw = pieces[i]!.replace(/^[\r\n]+/, "").replace(/[\r\n]+$/, "")
-      const position = segments.length + 1
-      if (raw.trim() === "") {
-        if (i === pieces.length - 1) break
-        return fail("(empty)", position, "empty segment")
-      }
-      const [id = "", ...elements] = raw.split(delimiters.element)
-      if (!SEGMENT_ID.test(id)) return fail(id.slice(0, 12), position, "not a segment id: wrong delimiters or a broken segment")
-      if (i === pieces.length - 1) return fail(id, position, "segment without terminator: the file is truncated")
-      segments.push({ id, position, elements, componentSeparator: delimiters.component })
+  const read = readDelimiters(text)
+  if (Either.isLeft(read)) return Either.left(read.left)
+  const delimiters = read.right
+  const segments: Array<ReadSegment> = []
+  let from = 0
+  for (;;) {
+    const terminator = text.indexOf(delimiters.segment, from)
+    const last = terminator === -1
+    let start = from
+    let end = last ? text.length : terminator
+    while (start < end && isLineBreak(text.charCodeAt(start))) start++
+    while (end > start && isLineBreak(text.charCodeAt(end - 1))) end--
+    const raw = text.slice(start, end)
+    const position = segments.length + 1
+    const first = raw.charCodeAt(0)
+    // Only a piece that starts with white space can be blank (`trim` knows every kind of it).
+    if (raw === "" || ((first <= 32 || first > 126) && raw.trim() === "")) {
+      if (last) break
+      return fail("(empty)", position, "empty segment")
     }
-    return Either.right({ delimiters, segments })
-  })
+    const elements = raw.split(delimiters.element)
+    const id = elements.shift() ?? ""
+    if (!SEGMENT_ID.test(id)) return fail(id.slice(0, 12), position, "not a segment id: wrong delimiters or a broken segment")
+    if (last) return fail(id, position, "segment without terminator: the file is truncated")
+    segments.push({ id, position, elements, componentSeparator: delimiters.component })
+    from = terminator + 1
+    if (segments.length % PACE === 0) yield
+  }
+  return Either.right({ delimiters, segments })
 }
+
+/** `tokenizePaced` run through at once. */
+export const tokenize = (input: string): Either.Either<Tokens, X12ReadError> => runPaced(tokenizePaced(input))

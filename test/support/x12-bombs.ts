@@ -1,0 +1,102 @@
+/**
+ * Large X12 files for the linear-time and bounds tests: a 999 with one AK2 loop holding many IK4
+ * element errors, or many AK2 loops; a 277CA naming many claims; an 835 with many CLPs. Each is a
+ * well-formed interchange (counts and control numbers match), so a reader reads all of it. Each
+ * repetition has the same size, so `repetitionsUnder` is exact.
+ */
+
+const pad = (s: string, n: number) => s.padEnd(n, " ")
+/** Fixed-width numbers, so every repetition has the same size. */
+const seven = (i: number) => String(i).padStart(7, "0")
+
+/** ISA … IEA around one transaction set; `body` is the segments between ST and SE. */
+export const interchange = (icn: number, functional: string, version: string, set: string, body: ReadonlyArray<string>): string => {
+  const isa13 = String(icn).padStart(9, "0")
+  const out = [
+    `ISA*00*${pad("", 10)}*00*${pad("", 10)}*ZZ*${pad("CLEARHOUSE", 15)}*ZZ*${pad("SENDER01", 15)}*261124*0912*^*00501*${isa13}*0*T*:`,
+    `GS*${functional}*CLEARHOUSE*SENDER01*20261124*0912*${icn}*X*${version}`,
+    `ST*${set}*0001*${version}`,
+    ...body,
+    `SE*${body.length + 2}*0001`,
+    `GE*1*${icn}`,
+    `IEA*1*${isa13}`
+  ]
+  return `${out.join("~\n")}~\n`
+}
+
+/** A 999 for batch group `group` whose one rejected set carries one IK3 and `ik4` IK4 segments. */
+export const bomb999Ik4 = (icn: number, group: number, ik4: number): string =>
+  interchange(icn, "FA", "005010X231A1", "999", [
+    `AK1*HC*${group}*005010X222A1`,
+    "AK2*837*0001*005010X222A1",
+    "IK3*CLM*3*2300*8",
+    ...Array.from({ length: ik4 }, (_, i) => `IK4*${(i % 9) + 1}*782*6*X${seven(i)}`),
+    "IK5*R*5",
+    "AK9*R*1*1*0"
+  ])
+
+/** A 999 for batch group `group` acknowledging transaction set `set` `times` times (AK2 loops). */
+export const bomb999Sets = (icn: number, group: number, times: number, set = "0001"): string =>
+  interchange(icn, "FA", "005010X231A1", "999", [
+    `AK1*HC*${group}*005010X222A1`,
+    ...Array.from({ length: times }, (_, i) => [`AK2*837*${set}*005010X222A1`, i % 2 === 0 ? "IK5*A" : "IK5*R*5"]).flat(),
+    `AK9*P*${times}*${times}*${Math.ceil(times / 2)}`
+  ])
+
+/** A 277CA naming `claims` claims: `pcn(i)` (default `PCN` and 7 digits), each with one STC. */
+export const bomb277 = (icn: number, claims: number, pcn: (i: number) => string = (i) => `PCN${seven(i)}`): string =>
+  interchange(icn, "HN", "005010X214", "277", [
+    "BHT*0085*08*277CA9*20261124*1015*TH",
+    "HL*1**20*1",
+    "NM1*AY*2*EXAMPLE CLEARINGHOUSE*****46*CH987",
+    "HL*2*1*21*1",
+    "NM1*41*2*ENCOUNTERD BILLING*****46*SUB123",
+    "HL*3*2*19*1",
+    "NM1*85*2*EXAMPLE CLINIC*****XX*1234567893",
+    ...Array.from({ length: claims }, (_, i) => [`HL*${4 + i}*3*PT`, `TRN*2*${pcn(i)}`, "STC*A1:20:PR*20261124*WQ*125.00", `REF*1K*PAYER${seven(i)}`]).flat()
+  ])
+
+/** An 835 of one payment with `claims` CLPs: `pcn(i)` (default `PCN` and 7 digits), each paid with one line. */
+export const bomb835 = (icn: number, claims: number, pcn: (i: number) => string = (i) => `PCN${seven(i)}`): string =>
+  interchange(icn, "HP", "005010X221A1", "835", [
+    `BPR*I*${claims}*C*ACH*CCP*01*999999992*DA*123456789*1512345678**01*999988880*DA*98765*20261130`,
+    `TRN*1*EFT${icn}*1512345678`,
+    "N1*PR*EXAMPLE HEALTH PLAN",
+    "REF*2U*EXHP1",
+    "N1*PE*EXAMPLE CLINIC*XX*1234567893",
+    "LX*1",
+    ...Array.from({ length: claims }, (_, i) => [`CLP*${pcn(i)}*1*2*1**12*PAYER${seven(i)}*11*1`, "SVC*HC:99213*2*1**1", "CAS*CO*45*1"]).flat()
+  ])
+
+/** A 277CA whose one claim carries `statuses` STC segments. */
+export const bomb277Statuses = (icn: number, statuses: number, pcn = "PCN0000001"): string =>
+  interchange(icn, "HN", "005010X214", "277", [
+    "BHT*0085*08*277CA9*20261124*1015*TH",
+    "HL*1**20*1",
+    "HL*2*1*21*1",
+    "HL*3*2*19*1",
+    "HL*4*3*PT",
+    `TRN*2*${pcn}`,
+    ...Array.from({ length: statuses }, () => "STC*A1:20:PR*20261124*WQ*125.00")
+  ])
+
+/** An 835 whose one claim carries `lines` service lines, each with a CAS. */
+export const bomb835Lines = (icn: number, lines: number, pcn = "PCN0000001"): string =>
+  interchange(icn, "HP", "005010X221A1", "835", [
+    "BPR*I*1*C*ACH*CCP*01*999999992*DA*123456789*1512345678**01*999988880*DA*98765*20261130",
+    `TRN*1*EFT${icn}*1512345678`,
+    "N1*PR*EXAMPLE HEALTH PLAN",
+    `CLP*${pcn}*1*2*1**12*PAYER*11*1`,
+    ...Array.from({ length: lines }, () => ["SVC*HC:99213*2*1**1", "CAS*CO*45*1"]).flat()
+  ])
+
+/** A 999 whose one segment holds `breaks` line breaks between two characters of an element. */
+export const bombLineBreaks = (icn: number, breaks: number): string =>
+  interchange(icn, "FA", "005010X231A1", "999", ["AK1*HC*1*005010X222A1", `CTX*a${"\r\n".repeat(breaks)}b`, "AK9*A*0*0*0"])
+
+/** As many repetitions as keep the file under `bytes`, by the size of one repetition. */
+export const repetitionsUnder = (bytes: number, make: (n: number) => string): number => {
+  const one = make(1).length
+  const two = make(2).length
+  return Math.floor((bytes - one) / (two - one))
+}

@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test"
+import { Either } from "effect"
+import { read277CA } from "../../lib/x12/read/ack-277ca.js"
+import { read999 } from "../../lib/x12/read/ack-999.js"
+import { readInterchange, readInterchangePaced } from "../../lib/x12/read/interchange.js"
+import { PACE } from "../../lib/x12/read/paced.js"
+import { read835 } from "../../lib/x12/read/remit-835.js"
+import { bomb277, bomb277Statuses, bomb835, bomb835Lines, bomb999Ik4, bomb999Sets, bombLineBreaks } from "../support/x12-bombs.js"
+
+/**
+ * Reading is linear in the file's size: for each shape a hostile file can take (one loop repeated
+ * many times, or one segment holding a long run), reading a file twice as large takes about twice
+ * as long. A quadratic step (a copy per segment, a rescan per loop, a backtracking pattern) makes
+ * the ratio about 4. The time is the process's CPU time (a busy machine makes a read wait, not
+ * work more), the fastest of alternating runs.
+ */
+
+const read = (text: string, reader: (i: Parameters<typeof read999>[0]) => Either.Either<unknown, unknown>) => {
+  const interchange = readInterchange(text)
+  if (Either.isLeft(interchange)) throw new Error(interchange.left.message)
+  const result = reader(interchange.right)
+  if (Either.isLeft(result)) throw new Error(String(result.left))
+}
+
+/** The CPU time `f` takes, in milliseconds (with the garbage collector's threads). */
+const cpuMs = (f: () => void) => {
+  const before = process.cpuUsage()
+  f()
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1000
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+
+/** The median CPU time of reading the file made for `n`, and for `2n`, over alternating runs. */
+const timeRatio = (small: string, large: string, reader: Parameters<typeof read>[1], runs = 5) => {
+  const a: Array<number> = []
+  const b: Array<number> = []
+  for (let i = 0; i < runs; i++) {
+    a.push(cpuMs(() => read(small, reader)))
+    b.push(cpuMs(() => read(large, reader)))
+  }
+  return { ratio: median(b) / median(a), small: median(a), large: median(b) }
+}
+
+/**
+ * The ratio, measured again (up to three times) while it is above the bound: a pause of the
+ * collector can land in one measurement, where a quadratic step is above it every time (about 4).
+ */
+const linearRatio = (make: (n: number) => string, n: number, reader: Parameters<typeof read>[1]) => {
+  const small = make(n)
+  const large = make(2 * n)
+  read(small, reader)
+  read(large, reader)
+  let measured = timeRatio(small, large, reader)
+  for (let attempt = 1; attempt < 3 && measured.ratio > 2.5; attempt++) measured = timeRatio(small, large, reader)
+  return { ...measured, bytes: large.length }
+}
+
+const shapes: ReadonlyArray<readonly [string, (n: number) => string, number, Parameters<typeof read>[1]]> = [
+  ["999: IK4 element errors under one IK3", (n) => bomb999Ik4(1, 1, n), 120_000, read999],
+  ["999: AK2 loops in one group", (n) => bomb999Sets(1, 1, n), 60_000, read999],
+  ["277CA: claims", (n) => bomb277(1, n), 16_000, read277CA],
+  ["277CA: STC statuses of one claim", (n) => bomb277Statuses(1, n), 40_000, read277CA],
+  ["835: CLP claims", (n) => bomb835(1, n), 16_000, read835],
+  ["835: SVC lines of one claim", (n) => bomb835Lines(1, n), 25_000, read835]
+]
+
+describe("X12 readers are linear in the file's size", () => {
+  for (const [name, make, n, reader] of shapes) {
+    test(name, () => {
+      const { ratio, small, large, bytes } = linearRatio(make, n, reader)
+      expect({ name, ratio: ratio <= 2.5 ? "at most 2.5" : ratio, small, large, bytes }).toEqual({
+        name,
+        ratio: "at most 2.5",
+        small: expect.any(Number),
+        large: expect.any(Number),
+        bytes: expect.any(Number)
+      })
+    }, 20_000)
+  }
+})
+
+describe("a segment holding a run of line breaks", () => {
+  test("is read in linear time (a trailing-line-break pattern would backtrack through every run)", () => {
+    // 40,000 line breaks took 2.3 s with /[\r\n]+$/; a million would take about half an hour.
+    const text = bombLineBreaks(1, 1_000_000)
+    const ms = cpuMs(() => read(text, read999))
+    expect(ms).toBeLessThan(500)
+  })
+})
+
+describe("paced reading", () => {
+  test("pauses every PACE segments, and reads the same as at once", () => {
+    const text = bomb835(1, 20_000)
+    const paced = readInterchangePaced(text)
+    let pauses = 0
+    let step = paced.next()
+    while (step.done !== true) {
+      pauses++
+      step = paced.next()
+    }
+    const segments = Either.getOrThrow(step.value).segment_count
+    // The tokenizer and the envelope walk each pause once per PACE segments.
+    expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(segments / PACE) - 2)
+    expect(pauses).toBeLessThanOrEqual(2 * Math.ceil(segments / PACE) + 2)
+    expect(step.value).toEqual(readInterchange(text))
+  })
+})
