@@ -11,7 +11,7 @@ import {
   Subscriber
 } from "./encounter-input.js"
 import { ClaimId, EncounterId, RawRequestId, WorkspaceId } from "./ids.js"
-import { Remittance, type RemittanceRecord, toRemittance } from "./remittance.js"
+import { Remittance, REMITTANCES_SHOWN, type RemittanceRecord, toRemittance } from "./remittance.js"
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -90,8 +90,13 @@ export type EncounterRow = typeof EncounterRow.Type
 export interface EncounterWithClaim {
   readonly encounter: EncounterRecord
   readonly claim: ClaimRecord
-  /** The claim's remittances, oldest first (reads fill them; absent means none). */
+  /**
+   * The claim's most recent remittances (at most `REMITTANCES_SHOWN`), oldest first (reads fill
+   * them; absent means none).
+   */
   readonly remittances?: ReadonlyArray<RemittanceRecord>
+  /** Whether the claim has more remittances than `remittances` (absent means no). */
+  readonly more_remittances?: boolean
 }
 
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
@@ -214,7 +219,10 @@ export const Claim = Schema.Struct({
   original_payer_claim_control_number: Nullable(Schema.String),
   clearinghouse_transaction_ids: Schema.Array(Schema.String),
   payer_claim_control_number: Nullable(Schema.String),
-  remittances: Schema.Array(Remittance)
+  remittances: Schema.Array(Remittance).annotations({
+    description: `The claim's most recent remittances (835s that named it), oldest first: at most ${REMITTANCES_SHOWN}; all of them are at /api/claims/{claim_id}/remittances`
+  }),
+  more_remittances: Schema.Boolean.annotations({ description: "Whether the claim has more remittances than remittances lists" })
 }).annotations({ identifier: "Claim", description: "A claim in the normalized shape, with the clinical content of its encounter" })
 export type Claim = typeof Claim.Type
 
@@ -240,7 +248,7 @@ export type Encounter = typeof Encounter.Type
 export const initialClaimStatus = (p: EncounterCreate): "draft" | "not_billable" =>
   p.billable_status === "NOT_BILLABLE" ? "not_billable" : "draft"
 
-export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: ReadonlyArray<RemittanceRecord> = []): Claim => ({
+export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: ReadonlyArray<RemittanceRecord> = [], moreRemittances = false): Claim => ({
   id: c.id,
   created_at: c.created_at,
   status: c.status,
@@ -270,10 +278,11 @@ export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: Readonl
   original_payer_claim_control_number: null,
   clearinghouse_transaction_ids: [],
   payer_claim_control_number: c.payer_claim_control_number,
-  remittances: remittances.map(toRemittance)
+  remittances: remittances.map(toRemittance),
+  more_remittances: moreRemittances
 })
 
-export const toEncounter = ({ encounter: e, claim, remittances }: EncounterWithClaim): Encounter => ({
+export const toEncounter = ({ encounter: e, claim, remittances, more_remittances }: EncounterWithClaim): Encounter => ({
   id: e.id,
   external_id: e.external_id,
   created_at: e.created_at,
@@ -287,5 +296,5 @@ export const toEncounter = ({ encounter: e, claim, remittances }: EncounterWithC
   initial_claim_status: e.initial_claim_status,
   initial_patient_control_number: e.initial_patient_control_number,
   last_event_at: e.last_event_at,
-  latest_claim: toClaim(e.payload, claim, remittances)
+  latest_claim: toClaim(e.payload, claim, remittances, more_remittances)
 })

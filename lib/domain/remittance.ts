@@ -64,6 +64,12 @@ export const toRemittance = (r: RemittanceRecord): Remittance => ({
   service_lines: r.service_lines
 })
 
+/**
+ * Reads of a claim (an encounter, a page of encounters) carry its most recent remittances, at most
+ * this many, and say whether it has more; all of them are paged on their own.
+ */
+export const REMITTANCES_SHOWN = 20
+
 /** Oldest first: the order the files came in. */
 export const byReceipt = (a: RemittanceRecord, b: RemittanceRecord): number =>
   a.received_at < b.received_at ? -1 : a.received_at > b.received_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0

@@ -78,13 +78,31 @@ export const InboundClaimOutcome = Schema.Struct({
 }).annotations({ identifier: "InboundClaimOutcome" })
 export type InboundClaimOutcome = typeof InboundClaimOutcome.Type
 
+/** How many claim outcomes a file had, in all and of each kind. */
+export const OutcomeSummary = Schema.Struct({
+  total: Schema.Number,
+  status_changed: Schema.Number,
+  unchanged: Schema.Number,
+  unmatched: Schema.Number,
+  conflict: Schema.Number
+}).annotations({ identifier: "X12OutcomeSummary", description: "How many claim outcomes the file had, in all and of each kind" })
+export type OutcomeSummary = typeof OutcomeSummary.Type
+
+export const summarize = (outcomes: ReadonlyArray<InboundClaimOutcome>): OutcomeSummary => {
+  const counts = { status_changed: 0, unchanged: 0, unmatched: 0, conflict: 0 }
+  for (const o of outcomes) counts[o.outcome]++
+  return { total: outcomes.length, ...counts }
+}
+
 /**
- * A received file: the bytes exactly as received and what they did, written in the same
- * transaction as their effects. One per (workspace, sender, ISA13): the same interchange again
- * (or the same bytes, which carry the same ISA) is a duplicate. A malformed file is kept too, as
- * `invalid` with its `error`, and applies nothing.
+ * A file's record keeps its first outcomes (the list of files shows them); all of them are
+ * stored one by one (`X12FileOutcomeRecord`) and paged on their own.
  */
-export const X12FileRecord = Schema.Struct({
+export const FILE_OUTCOMES_SHOWN = 20
+/** An import's answer lists its first outcomes (all of a file naming up to this many claims). */
+export const IMPORT_OUTCOMES_SHOWN = 1000
+
+const x12FileFields = {
   id: Schema.String,
   workspace_id: WorkspaceId,
   received_at: Schema.String,
@@ -99,12 +117,46 @@ export const X12FileRecord = Schema.Struct({
   interchange_key: Schema.String,
   /** SHA-256 of the bytes, hex. */
   sha256: Schema.String,
-  body: Schema.Uint8ArrayFromSelf,
+  /** The bytes' length, so that reads of the file never read its bytes. */
+  size: Schema.Number,
+  /** The first `FILE_OUTCOMES_SHOWN` outcomes, in file order. */
   claims: Schema.Array(InboundClaimOutcome),
+  summary: OutcomeSummary,
   /** Why an invalid file was refused: the segment id and its 1-based position. */
   error: Schema.NullOr(Schema.String)
-})
+}
+
+/** A received file as reads answer it: everything but its bytes. */
+export const X12FileHead = Schema.Struct(x12FileFields)
+export type X12FileHead = typeof X12FileHead.Type
+
+/**
+ * A received file: the bytes exactly as received and what they did, written in the same
+ * transaction as their effects. One per (workspace, sender, ISA13): the same interchange again
+ * (or the same bytes, which carry the same ISA) is a duplicate. A malformed file is kept too, as
+ * `invalid` with its `error`, and applies nothing.
+ */
+export const X12FileRecord = Schema.Struct({ ...x12FileFields, body: Schema.Uint8ArrayFromSelf })
 export type X12FileRecord = typeof X12FileRecord.Type
+
+/** One outcome of a file, stored on its own: `position` is its place among the file's outcomes (0 first). */
+export const X12FileOutcomeRecord = Schema.Struct({
+  id: Schema.String,
+  workspace_id: WorkspaceId,
+  file_id: Schema.String,
+  position: Schema.Number,
+  ...InboundClaimOutcome.fields
+})
+export type X12FileOutcomeRecord = typeof X12FileOutcomeRecord.Type
+
+export const toOutcome = (r: X12FileOutcomeRecord): InboundClaimOutcome => ({
+  patient_control_number: r.patient_control_number,
+  claim_id: r.claim_id,
+  outcome: r.outcome,
+  previous_status: r.previous_status,
+  status: r.status,
+  detail: r.detail
+})
 
 /** An inbound file as the API lists it. */
 export const X12File = Schema.Struct({
@@ -115,20 +167,24 @@ export const X12File = Schema.Struct({
   interchange_control_number: Schema.NullOr(Schema.String),
   sha256: Schema.String,
   size: Schema.Number,
-  claims: Schema.Array(InboundClaimOutcome),
+  claims: Schema.Array(InboundClaimOutcome).annotations({
+    description: `The file's first ${FILE_OUTCOMES_SHOWN} claim outcomes (all of them when summary.total is at most ${FILE_OUTCOMES_SHOWN}); every one is at /api/x12/files/{id}/outcomes`
+  }),
+  summary: OutcomeSummary,
   error: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "X12File" })
 export type X12File = typeof X12File.Type
 
-export const toX12File = (f: X12FileRecord): X12File => ({
+export const toX12File = (f: X12FileHead): X12File => ({
   id: f.id,
   kind: f.kind,
   received_at: f.received_at,
   sender_id: f.sender_id,
   interchange_control_number: f.interchange_control_number,
   sha256: f.sha256,
-  size: f.body.byteLength,
+  size: f.size,
   claims: f.claims,
+  summary: f.summary,
   error: f.error
 })
 
@@ -137,6 +193,9 @@ export const InboundResult = Schema.Struct({
   id: Schema.String,
   kind: InboundKind,
   duplicate: Schema.Boolean,
-  claims: Schema.Array(InboundClaimOutcome)
+  claims: Schema.Array(InboundClaimOutcome).annotations({
+    description: `What the file did to each claim it names, in file order: the first ${IMPORT_OUTCOMES_SHOWN} (all of them when summary.total is at most ${IMPORT_OUTCOMES_SHOWN}); every one is at /api/x12/files/{id}/outcomes`
+  }),
+  summary: OutcomeSummary
 }).annotations({ identifier: "X12InboundResult" })
 export type InboundResult = typeof InboundResult.Type

@@ -1,12 +1,13 @@
 import { Context, type Effect, type Option } from "effect"
-import type { EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
+import type { ClaimRecord, EncounterRecord, EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
 import type { FeedEvent, StoredEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
 import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
-import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import type { RemittanceRecord } from "../domain/remittance.js"
+import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileHead, X12FileOutcomeRecord } from "../domain/x12-exchange.js"
 import type { Write, WriteResult } from "./write.js"
 
 /** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
@@ -57,6 +58,21 @@ export interface PageScan {
   readonly limit: number
 }
 
+/** A list in stored order by a place number (`position`), oldest first; at most `limit + 1` rows in scan order. */
+export interface PlaceScan {
+  readonly position?: Position | undefined
+  readonly limit: number
+}
+
+/** How `findClaims` names claims: by their ids or by their patient control numbers. */
+export type ClaimKey = "id" | "patient_control_number"
+
+/** A claim with the keys of its encounter that a status move of it needs. */
+export interface ClaimWithEncounterKeys {
+  readonly claim: ClaimRecord
+  readonly encounter: Pick<EncounterRecord, "id" | "external_id" | "latest_claim_id">
+}
+
 /** List a workspace's webhook endpoints newest first by (created_at, id); at most `limit + 1` rows in scan order. */
 export interface WebhookEndpointScan {
   readonly position?: Position | undefined
@@ -104,18 +120,37 @@ export interface StorageShape {
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   /** A claim by its patient control number, with its encounter and remittances. */
   readonly findClaimByPcn: (ws: WorkspaceId, pcn: string) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
+  /**
+   * The claims with these ids or control numbers (`key`; at most 1000 values), with their
+   * encounters' keys, in no set order; values that name no claim of the workspace are left out.
+   * One query for many claims: how an import looks up the claims a file names.
+   */
+  readonly findClaims: (
+    ws: WorkspaceId,
+    key: ClaimKey,
+    values: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<ClaimWithEncounterKeys>, StorageError>
+  /** A claim's remittances newest first by (received_at, id) (reads of the claim carry only its most recent). */
+  readonly listRemittances: (ws: WorkspaceId, claimId: ClaimId, q: PageScan) => Effect.Effect<ReadonlyArray<RemittanceRecord>, StorageError>
 
   readonly findClearinghouseSettings: (ws: WorkspaceId) => Effect.Effect<Option.Option<ClearinghouseSettingsRecord>, StorageError>
   readonly findX12Batch: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
   /** The batch sent with this GS06 (what a 999's AK102 names). */
   readonly findX12BatchByGroup: (ws: WorkspaceId, group: number) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
   readonly listX12Batches: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12BatchRecord>, StorageError>
-  readonly findX12File: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  /** Reads of received files answer everything but their bytes (`X12FileHead`). */
+  readonly findX12File: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
   /** The file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`). */
-  readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
   /** The imported (not invalid) file with these bytes. */
-  readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
-  readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileRecord>, StorageError>
+  readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
+  readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileHead>, StorageError>
+  /** A file's claim outcomes in file order (by position). */
+  readonly listX12FileOutcomes: (
+    ws: WorkspaceId,
+    fileId: string,
+    q: PlaceScan
+  ) => Effect.Effect<ReadonlyArray<X12FileOutcomeRecord>, StorageError>
 
   /** Feed reads hand the payload on as its stored JSON text (`FeedEvent`). */
   readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<FeedEvent>, StorageError>

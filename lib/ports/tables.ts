@@ -4,7 +4,7 @@ import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
-import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
 
 /**
  * A stored table: the domain schema of its rows, the columns that hold JSON, and its unique keys
@@ -66,10 +66,11 @@ export const Tables = {
   x12_files: table({
     name: "x12_files",
     record: X12FileRecord,
-    json: ["claims"],
+    json: ["claims", "summary"],
     generated: [],
     unique: { interchange: ["workspace_id", "interchange_key"] }
   }),
+  x12_file_outcomes: table({ name: "x12_file_outcomes", record: X12FileOutcomeRecord, json: [], generated: [], unique: {} }),
   remittances: table({
     name: "remittances",
     record: RemittanceRecord,

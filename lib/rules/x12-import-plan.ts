@@ -1,16 +1,18 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { canTransition } from "../domain/claim-status.js"
-import type { ClaimRecord, EncounterWithClaim } from "../domain/encounter.js"
-import { ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
+import type { ClaimRecord } from "../domain/encounter.js"
+import { type ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
-import { Storage } from "../ports/storage.js"
+import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/storage.js"
 import { insert, type Step, update } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { statusMove, statusUpdated } from "./change-claim-status.js"
 
 /** Event notes are kept as the status API keeps them: at most 2000 characters. */
 const MAX_NOTE = 2000
+/** Claims looked up per read (each is a parameter of the query). */
+const LOOKUP_CHUNK = 500
 
 /** A claim an inbound file names, with its status as the file's earlier entries left it. */
 export interface Tracked {
@@ -31,22 +33,39 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
   const outcomes: Array<InboundClaimOutcome> = []
   const tracked = new Map<string, Tracked>()
 
-  const track = (found: Option.Option<EncounterWithClaim>): Tracked | undefined => {
-    if (Option.isNone(found)) return undefined
-    const { encounter, claim } = found.value
+  /** What a lookup found by id and by control number; `null` for a value that names no claim. */
+  const byKey = { id: new Map<string, Tracked | null>(), patient_control_number: new Map<string, Tracked | null>() }
+
+  const track = ({ encounter, claim }: ClaimWithEncounterKeys): Tracked => {
     const known = tracked.get(claim.id)
     if (known !== undefined) return known
     const t: Tracked = { encounterId: encounter.id, externalId: encounter.external_id, latestClaimId: encounter.latest_claim_id, claim }
     tracked.set(claim.id, t)
+    byKey.id.set(claim.id, t)
+    byKey.patient_control_number.set(claim.patient_control_number, t)
     return t
   }
 
-  const byPcn = (pcn: string) =>
-    Effect.map(
-      Effect.flatMap(Storage, (s) => s.findClaimByPcn(ws, pcn)),
-      track
-    )
-  const byId = (id: string) => Effect.map(Effect.flatMap(Storage, (s) => s.findClaim(ws, ClaimId.make(id))), track)
+  /**
+   * Looks up the claims named by these ids or control numbers that are not known yet, some
+   * hundreds per read: a file naming many claims costs a few reads, not one per claim.
+   */
+  const lookUp = (key: ClaimKey, values: Iterable<string>) =>
+    Effect.gen(function* () {
+      const storage = yield* Storage
+      const known = byKey[key]
+      const missing = [...new Set(values)].filter((v) => !known.has(v))
+      for (let i = 0; i < missing.length; i += LOOKUP_CHUNK) {
+        const chunk = missing.slice(i, i + LOOKUP_CHUNK)
+        for (const found of yield* storage.findClaims(ws, key, chunk)) track(found)
+        for (const v of chunk) if (!known.has(v)) known.set(v, null)
+      }
+    })
+
+  const lookedUp = (key: ClaimKey, value: string) =>
+    Effect.map(lookUp(key, [value]), () => byKey[key].get(value) ?? undefined)
+  const byPcn = (pcn: string) => lookedUp("patient_control_number", pcn)
+  const byId = (id: string) => lookedUp("id", id)
 
   /** Sets claim columns (and their copies on the encounter's row while this claim is its latest). */
   const setClaim = (t: Tracked, set: { readonly payer_claim_control_number?: string; readonly processing_started_at?: string }) => {
@@ -74,11 +93,14 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     steps.push(update("encounters", t.encounterId, { workspace_id: ws, latest_claim_id: t.claim.id }, { latest_claim_remittances_at: at }))
   }
 
+  // Outcome details quote the file (a 277CA status's free text): kept as long as event notes.
+  const record = (outcome: InboundClaimOutcome) => outcomes.push({ ...outcome, detail: outcome.detail.slice(0, MAX_NOTE) })
+
   const unmatched = (pcn: string | null, detail: string) =>
-    outcomes.push({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail })
+    record({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail })
 
   const unchanged = (t: Tracked, detail: string) =>
-    outcomes.push({
+    record({
       patient_control_number: t.claim.patient_control_number,
       claim_id: t.claim.id,
       outcome: "unchanged",
@@ -98,7 +120,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     const to = action.to
     if (from === to) return unchanged(t, `already ${to}: ${action.note}`)
     if (!canTransition(from, to)) {
-      return outcomes.push({
+      return record({
         patient_control_number: t.claim.patient_control_number,
         claim_id: t.claim.id,
         outcome: "conflict",
@@ -119,7 +141,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
       ).steps
     )
     t.claim = { ...t.claim, status: to, status_changed_at: at }
-    outcomes.push({
+    record({
       patient_control_number: t.claim.patient_control_number,
       claim_id: t.claim.id,
       outcome: "status_changed",
@@ -129,7 +151,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     })
   }
 
-  return { steps, outcomes, byPcn, byId, apply, unmatched, payerControlNumber, remittance }
+  return { steps, outcomes, lookUp, byPcn, byId, apply, unmatched, payerControlNumber, remittance }
 }
 
 export type ImportPlan = ReturnType<typeof makeImportPlan>

@@ -1,16 +1,26 @@
 import { createHash } from "node:crypto"
 import { Effect, Either, Option } from "effect"
 import type { WorkspaceId } from "../domain/ids.js"
-import type { InboundKind, InboundResult, X12FileRecord } from "../domain/x12-exchange.js"
+import {
+  FILE_OUTCOMES_SHOWN,
+  IMPORT_OUTCOMES_SHOWN,
+  type InboundResult,
+  summarize,
+  toOutcome,
+  type X12BatchRecord,
+  type X12FileHead,
+  type X12FileRecord
+} from "../domain/x12-exchange.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
-import { X12ReadError } from "../x12/errors.js"
-import { type Ack277CA, read277CA } from "../x12/read/ack-277ca.js"
-import { type Ack999, read999 } from "../x12/read/ack-999.js"
-import { detectKind, type Interchange, readInterchange } from "../x12/read/interchange.js"
-import { read835, type Remittance835 } from "../x12/read/remit-835.js"
-import { actionsFrom999, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import type { Ack277CA } from "../x12/read/ack-277ca.js"
+import type { Ack999 } from "../x12/read/ack-999.js"
+import { PACE } from "../x12/read/paced.js"
+import type { Remittance835 } from "../x12/read/remit-835.js"
+import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
+import { parsePaced, pause, runPaced } from "./x12-import-read.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
@@ -21,75 +31,99 @@ export interface X12Upload {
   readonly key_id?: string | null
 }
 
-type Parsed = Ack999 | Ack277CA | Remittance835
-
-/** Reads the bytes as one 999, 277CA or 835 interchange; anything else is an `X12ReadError`. */
-interface ParsedFile {
-  readonly interchange: Interchange
-  readonly parsed: Parsed
-  readonly kind: InboundKind
+/** How a 999's AK202 matches a set's ST02: as text, or as numbers (`0001` is set 1). */
+const setKey = (control: string) => {
+  const n = Number(control)
+  return Number.isNaN(n) ? `=${control}` : `#${n}`
 }
 
-const parse = (text: string): Either.Either<ParsedFile, X12ReadError> =>
-  Either.flatMap(readInterchange(text), (interchange): Either.Either<ParsedFile, X12ReadError> => {
-    const kind = detectKind(interchange)
-    const st = interchange.groups[0]?.transaction_sets[0]
-    const at = { segment_id: "ST", position: st?.position ?? 1 }
-    const withKind = (k: InboundKind, read: Either.Either<Parsed, X12ReadError>) =>
-      Either.map(read, (parsed): ParsedFile => ({ interchange, parsed, kind: k }))
-    switch (kind) {
-      case "999":
-        return withKind("999", read999(interchange))
-      case "277CA":
-        return withKind("277CA", read277CA(interchange))
-      case "835":
-        return withKind("835", read835(interchange))
-      case "837P":
-        return Either.left(new X12ReadError({ ...at, reason: "an 837P is what this service sends; import takes a 999, 277CA or 835" }))
-      case "unknown":
-        return Either.left(new X12ReadError({ ...at, reason: "expected a 999, 277CA (005010X214) or 835 transaction set" }))
-    }
-  })
+/** Pauses every `PACE` entries of a loop (see `runPaced`). */
+const paceAt = (i: number) => (i % PACE === PACE - 1 ? pause : Effect.void)
 
+/**
+ * A 999 decides per transaction set of a batch (or per batch). Acknowledgments of one set repeated
+ * are one decision, the last; each claim of the sets decided gets the last decision that names
+ * it, so a claim has one outcome however often the file names it.
+ */
 const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
   Effect.gen(function* () {
     const storage = yield* Storage
-    for (const a of actionsFrom999(ack)) {
-      const group = /^\d{1,9}$/.test(a.group_control_number) ? Number(a.group_control_number) : undefined
-      const batch = group === undefined ? Option.none() : yield* storage.findX12BatchByGroup(ws, group)
-      const set = a.transaction_set_control_number
-      if (Option.isNone(batch)) {
-        plan.unmatched(null, `no 837P batch with group control number ${a.group_control_number}`)
+    const actions = lastOf(actionsFrom999(ack), (a) => `${a.group_control_number}|${a.transaction_set_control_number === undefined ? "" : setKey(a.transaction_set_control_number)}`)
+    // At most MAX_999_GROUPS groups (x12-import-read.ts): each batch is read once, its sets indexed once.
+    const batches = new Map<string, { readonly batch: X12BatchRecord; readonly sets: Map<string, X12BatchRecord["transaction_sets"][number]> } | null>()
+    const decisions = new Map<string, { readonly action: StatusAction; readonly count: number; readonly batchId: string }>()
+    const unmatched = new Map<string, number>()
+    const miss = (detail: string, count: number) => unmatched.set(detail, (unmatched.get(detail) ?? 0) + count)
+    let i = 0
+    for (const { entry: a, count } of actions.values()) {
+      yield* paceAt(i++)
+      let found = batches.get(a.group_control_number)
+      if (found === undefined) {
+        const group = /^\d{1,9}$/.test(a.group_control_number) ? Number(a.group_control_number) : undefined
+        const batch = group === undefined ? Option.none() : yield* storage.findX12BatchByGroup(ws, group)
+        found = Option.isNone(batch) ? null : { batch: batch.value, sets: new Map(batch.value.transaction_sets.map((s) => [setKey(s.control_number), s])) }
+        batches.set(a.group_control_number, found)
+      }
+      if (found === null) {
+        miss(`no 837P batch with group control number ${a.group_control_number}`, count)
         continue
       }
+      const set = a.transaction_set_control_number
       // Without set detail the 999 judged the whole group: every set of the batch.
-      const sets = batch.value.transaction_sets.filter((s) => set === undefined || s.control_number === set || Number(s.control_number) === Number(set))
-      if (sets.length === 0) plan.unmatched(null, `batch ${batch.value.id} has no transaction set ${set ?? ""}`)
-      for (const claimId of sets.flatMap((s) => s.claim_ids)) {
-        const t = yield* plan.byId(claimId)
-        if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${batch.value.id} is gone`)
-        else plan.apply(t, a.action)
+      const sets = set === undefined ? found.batch.transaction_sets : [found.sets.get(setKey(set))].filter((s) => s !== undefined)
+      if (sets.length === 0) miss(`batch ${found.batch.id} has no transaction set ${set ?? ""}`, count)
+      for (const s of sets) {
+        for (const claimId of s.claim_ids) {
+          const before = decisions.get(claimId)
+          decisions.delete(claimId)
+          decisions.set(claimId, { action: a.action, count: (before?.count ?? 0) + count, batchId: found.batch.id })
+        }
       }
     }
+    yield* plan.lookUp("id", decisions.keys())
+    i = 0
+    for (const [claimId, d] of decisions) {
+      yield* paceAt(i++)
+      const t = yield* plan.byId(claimId)
+      if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${d.batchId} is gone`)
+      else plan.apply(t, notedAction(d.action, d.count))
+    }
+    for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
   })
 
+/** A 277CA decides per claim (2200D): a claim named again is decided by its last loop. */
 const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
   Effect.gen(function* () {
-    for (const c of ack.claims) {
-      const t = yield* plan.byPcn(c.patient_control_number)
+    const claims = lastOf(ack.claims, (c) => c.patient_control_number)
+    // The payer's control number as the last loop that gives one says.
+    const payerControl = new Map<string, string>()
+    for (const c of ack.claims) if (c.payer_claim_control_number !== undefined) payerControl.set(c.patient_control_number, c.payer_claim_control_number)
+    yield* plan.lookUp("patient_control_number", claims.keys())
+    let i = 0
+    for (const [pcn, { entry, count }] of claims) {
+      yield* paceAt(i++)
+      const t = yield* plan.byPcn(pcn)
       if (t === undefined) {
-        plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (277CA TRN02)`)
+        plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
         continue
       }
-      plan.payerControlNumber(t, c.payer_claim_control_number)
-      plan.apply(t, statusFrom277Claim(c))
+      plan.payerControlNumber(t, payerControl.get(pcn))
+      plan.apply(t, notedAction(statusFrom277Claim(entry), count))
     }
   })
 
+/**
+ * An 835 decides per CLP: each is a remittance of its claim, judged against the status the
+ * claim's previous CLP left (a reversal, then its correction). A claim has at most
+ * `MAX_CLAIM_PAYMENTS_PER_FILE` of them (x12-import-read.ts), so at most that many outcomes.
+ */
 const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
   Effect.gen(function* () {
+    yield* plan.lookUp("patient_control_number", remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))
+    let i = 0
     for (const payment of remit.payments) {
       for (const c of payment.claims) {
+        yield* paceAt(i++)
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {
           plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)
@@ -120,12 +154,21 @@ const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
 /** What makes two uploads one interchange: the sender and its ISA13. */
 export const interchangeKey = (sender: string, control: string): string => `${sender}|${control}`
 
-/** An earlier import of the same interchange, answered again (invalid files are never matched). */
-const duplicateOf = (found: Option.Option<X12FileRecord>): InboundResult | undefined => {
-  if (Option.isNone(found)) return undefined
-  const f = found.value
-  return f.kind === "invalid" ? undefined : { id: f.id, kind: f.kind, duplicate: true, claims: f.claims }
-}
+/**
+ * An earlier import of the same interchange, answered again as it was answered (invalid files are
+ * never matched): its first outcomes, from the file's record while it has them all.
+ */
+const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileHead>) =>
+  Effect.gen(function* () {
+    if (Option.isNone(found)) return undefined
+    const f = found.value
+    if (f.kind === "invalid") return undefined
+    const claims =
+      f.summary.total <= f.claims.length
+        ? f.claims
+        : (yield* (yield* Storage).listX12FileOutcomes(ws, f.id, { limit: IMPORT_OUTCOMES_SHOWN })).slice(0, IMPORT_OUTCOMES_SHOWN).map(toOutcome)
+    return { id: f.id, kind: f.kind, duplicate: true, claims, summary: f.summary } satisfies InboundResult
+  })
 
 /**
  * Imports one 999, 277CA or 835 interchange. In one write the file is stored (bytes as received,
@@ -134,7 +177,13 @@ const duplicateOf = (found: Option.Option<X12FileRecord>): InboundResult | undef
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
  * `unmatched`. The same interchange again (same sender and ISA13, or the same bytes) answers the
  * first import as a duplicate and applies nothing. A malformed file is stored as `invalid` with its
- * error, applies nothing, and fails with `X12ReadError` (the segment and its 1-based position).
+ * error, applies nothing, and fails with `X12ReadError` (the segment and its 1-based position); so
+ * is a file beyond what one file may do (x12-import-read.ts).
+ *
+ * A claim has one outcome per file (the last of the file's decisions on it), an 835's claim one per
+ * CLP it takes. The file's record keeps its first outcomes and a summary; each outcome is stored on
+ * its own, paged by `listX12FileOutcomes`. The answer lists the first `IMPORT_OUTCOMES_SHOWN`.
+ * Reading and deciding pause every so often, so other requests are answered meanwhile.
  */
 export const importX12File = (upload: X12Upload) =>
   Effect.gen(function* () {
@@ -150,9 +199,10 @@ export const importX12File = (upload: X12Upload) =>
       key_id: upload.key_id ?? null,
       content_type: upload.content_type,
       sha256,
+      size: upload.body.byteLength,
       body: upload.body
     })
-    const read = parse(new TextDecoder().decode(upload.body))
+    const read = yield* runPaced(parsePaced(new TextDecoder().decode(upload.body)))
     if (Either.isLeft(read)) {
       // Kept as received, with why: the list of files shows what came in, also what was refused.
       const id = ids.next()
@@ -163,6 +213,7 @@ export const importX12File = (upload: X12Upload) =>
         interchange_control_number: null,
         interchange_key: `invalid|${id}`,
         claims: [],
+        summary: summarize([]),
         error: read.left.message
       }
       yield* storage.write({ operation: "importX12File", steps: [insert("x12_files", invalid)] })
@@ -171,7 +222,7 @@ export const importX12File = (upload: X12Upload) =>
     const { interchange, parsed, kind } = read.right
     const key = interchangeKey(interchange.sender_id, interchange.control_number)
     for (;;) {
-      const same = duplicateOf(yield* storage.findX12FileBySha(ws, sha256)) ?? duplicateOf(yield* storage.findX12FileByInterchange(ws, key))
+      const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByInterchange(ws, key)))
       if (same !== undefined) return same
 
       const at = isoTime(clock.now())
@@ -180,20 +231,28 @@ export const importX12File = (upload: X12Upload) =>
       if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
       else if (parsed.kind === "277CA") yield* plan277(plan, parsed)
       else yield* plan835(plan, parsed, fileId)
+      const outcomes = boundUnmatched(plan.outcomes)
+      const summary = summarize(outcomes)
       const file: X12FileRecord = {
         ...received(at, fileId),
         kind,
         sender_id: interchange.sender_id,
         interchange_control_number: interchange.control_number,
         interchange_key: key,
-        claims: plan.outcomes,
+        claims: outcomes.slice(0, FILE_OUTCOMES_SHOWN),
+        summary,
         error: null
       }
+      const outcomeRows = outcomes.map((o, position) =>
+        insert("x12_file_outcomes", { id: `${fileId}.${position}`, workspace_id: ws, file_id: fileId, position, ...o })
+      )
       const result = yield* storage.write<"stale" | "duplicate">({
         operation: "importX12File",
-        steps: [insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }), ...plan.steps]
+        steps: [insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }), ...plan.steps, ...outcomeRows]
       })
-      if (result._tag === "Written") return { id: fileId, kind, duplicate: false, claims: plan.outcomes } satisfies InboundResult
+      if (result._tag === "Written") {
+        return { id: fileId, kind, duplicate: false, claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN), summary } satisfies InboundResult
+      }
       // "stale": a claim moved meanwhile; "duplicate": the same interchange was imported meanwhile (found on the next turn).
     }
   })

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import type { WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
 import { X12BatchNotFound, X12FileNotFound } from "../domain/x12-exchange-errors.js"
-import { toX12Batch, toX12File } from "../domain/x12-exchange.js"
+import { toOutcome, toX12Batch, toX12File } from "../domain/x12-exchange.js"
 import { Storage } from "../ports/storage.js"
 
 /** Reads of the exchange: batches sent and files received, newest first, keyset-paged both ways. */
@@ -49,3 +49,18 @@ export const getX12File = (workspaceId: WorkspaceId, id: string) =>
       Option.isSome(found) ? Effect.succeed(toX12File(found.value)) : Effect.fail(new X12FileNotFound({ id }))
     )
   )
+
+/**
+ * What a file did to each claim it names, in file order (the file's record keeps only its first
+ * outcomes), keyset-paged both ways; another workspace's file is not found.
+ */
+export const listX12FileOutcomes = (workspaceId: WorkspaceId, fileId: string, query: X12PageQuery) =>
+  Effect.gen(function* () {
+    const limit = yield* checkLimit(query.limit)
+    const scope = tokenScope([workspaceId, "x12-file-outcomes", fileId])
+    const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const storage = yield* Storage
+    if (Option.isNone(yield* storage.findX12File(workspaceId, fileId))) return yield* new X12FileNotFound({ id: fileId })
+    const rows = yield* storage.listX12FileOutcomes(workspaceId, fileId, { position, limit })
+    return toPage(rows, limit, position, (o) => [o.position], scope, toOutcome)
+  })

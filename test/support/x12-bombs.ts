@@ -53,7 +53,7 @@ export const bomb277 = (icn: number, claims: number, pcn: (i: number) => string 
     "NM1*41*2*ENCOUNTERD BILLING*****46*SUB123",
     "HL*3*2*19*1",
     "NM1*85*2*EXAMPLE CLINIC*****XX*1234567893",
-    ...Array.from({ length: claims }, (_, i) => [`HL*${4 + i}*3*PT`, `TRN*2*${pcn(i)}`, "STC*A1:20:PR*20261124*WQ*125.00", `REF*1K*PAYER${seven(i)}`]).flat()
+    ...Array.from({ length: claims }, (_, i) => [`HL*${seven(4 + i)}*3*PT`, `TRN*2*${pcn(i)}`, "STC*A1:20:PR*20261124*WQ*125.00", `REF*1K*PAYER${seven(i)}`]).flat()
   ])
 
 /** An 835 of one payment with `claims` CLPs: `pcn(i)` (default `PCN` and 7 digits), each paid with one line. */

@@ -1,11 +1,12 @@
 import { Effect, Layer, Option } from "effect"
 import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type RawRequestRecord } from "../../domain/encounter.js"
-import { byReceipt } from "../../domain/remittance.js"
+import { byReceipt, REMITTANCES_SHOWN } from "../../domain/remittance.js"
+import type { X12FileHead } from "../../domain/x12-exchange.js"
 import { recordedAt, type StoredEvent, toFeedEvent } from "../../domain/event.js"
 import { StorageError } from "../../domain/errors.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
-import { Storage, type StorageShape } from "../../ports/storage.js"
+import { type ClaimWithEncounterKeys, Storage, type StorageShape } from "../../ports/storage.js"
 import { type RecordOf, type TableName, Tables } from "../../ports/tables.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
@@ -57,13 +58,14 @@ export const makeMemoryStorage = (): StorageShape => {
     clearinghouse_settings: new Map(),
     x12_batches: new Map(),
     x12_files: new Map(),
+    x12_file_outcomes: new Map(),
     remittances: new Map(),
     webhook_endpoints: new Map(),
     webhook_deliveries: new Map()
   }
   const events: Array<StoredEvent> = []
   const tables = new Map<string, MemoryTable>()
-  for (const name of ["workspaces", "api_keys", "raw_requests", "encounters", "claims", "clearinghouse_settings", "x12_batches", "x12_files", "remittances", "webhook_endpoints", "webhook_deliveries"] as const) {
+  for (const name of ["workspaces", "api_keys", "raw_requests", "encounters", "claims", "clearinghouse_settings", "x12_batches", "x12_files", "x12_file_outcomes", "remittances", "webhook_endpoints", "webhook_deliveries"] as const) {
     const rows: Map<string, Row> = data[name]
     const uniques: Readonly<Record<string, ReadonlyArray<string>>> = Tables[name].unique
     tables.set(name, { rows, unique: Object.entries(uniques).map(([u, columns]) => ({ name: u, columns, index: new Map() })) })
@@ -178,23 +180,33 @@ export const makeMemoryStorage = (): StorageShape => {
   const inWorkspace = <A extends { readonly workspace_id: string }>(ws: string, a: A | undefined) =>
     a === undefined || a.workspace_id !== ws ? Option.none() : Option.some(a)
   const workspace = ({ id, slug, name }: RecordOf<"workspaces">) => ({ id, slug, name })
-  const remittancesOf = (claimId: string) =>
-    all("remittances")
+  /** Like the SQL reads: a claim's most recent remittances, oldest first, and whether it has more. */
+  const remittancesOf = (claimId: string): Pick<EncounterWithClaim, "remittances" | "more_remittances"> => {
+    const found = all("remittances")
       .filter((r) => r.claim_id === claimId)
       .sort(byReceipt)
+    const more = found.length > REMITTANCES_SHOWN
+    return { remittances: found.slice(-REMITTANCES_SHOWN), ...(more ? { more_remittances: true } : {}) }
+  }
   // Like the SQL reads: remittances looked up only where the encounter's row says there are some.
   const encounterRead = (row: EncounterRow): EncounterWithClaim => {
     const read = fromEncounterRow(row)
-    return row.latest_claim_remittances_at === null ? read : { ...read, remittances: remittancesOf(read.claim.id) }
+    return row.latest_claim_remittances_at === null ? read : { ...read, ...remittancesOf(read.claim.id) }
   }
   const claimRead = (ws: string, claim: RecordOf<"claims"> | undefined): Option.Option<EncounterWithClaim> =>
     Option.flatMap(inWorkspace(ws, claim), (c) =>
       Option.map(Option.fromNullable(get("encounters", c.encounter_id)), (e) => ({
         encounter: fromEncounterRow(e).encounter,
         claim: c,
-        remittances: remittancesOf(c.id)
+        ...remittancesOf(c.id)
       }))
     )
+  const claimWithKeys = (ws: string, claim: RecordOf<"claims"> | undefined): ReadonlyArray<ClaimWithEncounterKeys> => {
+    const e = claim === undefined || claim.workspace_id !== ws ? undefined : get("encounters", claim.encounter_id)
+    return claim === undefined || e === undefined ? [] : [{ claim, encounter: { id: e.id, external_id: e.external_id, latest_claim_id: e.latest_claim_id } }]
+  }
+  /** The reads of files answer everything but the bytes, as the SQL reads do. */
+  const head = ({ body: _body, ...rest }: RecordOf<"x12_files">): X12FileHead => rest
   const sync = Effect.sync
 
   return {
@@ -263,25 +275,51 @@ export const makeMemoryStorage = (): StorageShape => {
         const holder = table("claims").unique[0]?.index.get(keyOf({ workspace_id: ws, patient_control_number: pcn }, ["workspace_id", "patient_control_number"]))
         return claimRead(ws, holder === undefined ? undefined : get("claims", holder))
       }),
+    findClaims: (ws, key, values) =>
+      sync(() =>
+        values.flatMap((v) => {
+          if (key === "id") return claimWithKeys(ws, get("claims", v))
+          const holder = table("claims").unique[0]?.index.get(keyOf({ workspace_id: ws, patient_control_number: v }, ["workspace_id", "patient_control_number"]))
+          return claimWithKeys(ws, holder === undefined ? undefined : get("claims", holder))
+        })
+      ),
+    listRemittances: (ws, claimId, q) =>
+      sync(() =>
+        newestFirst(
+          all("remittances").filter((r) => r.workspace_id === ws && r.claim_id === claimId),
+          (r: RecordOf<"remittances">) => [r.received_at, r.id],
+          q
+        )
+      ),
     findClearinghouseSettings: (ws) => sync(() => inWorkspace(ws, all("clearinghouse_settings").find((s) => s.workspace_id === ws))),
     findX12Batch: (ws, id) => sync(() => inWorkspace(ws, get("x12_batches", id))),
     findX12BatchByGroup: (ws, group) =>
       sync(() => Option.fromNullable(all("x12_batches").find((b) => b.workspace_id === ws && b.group_control_number === group))),
     listX12Batches: (ws, q) =>
       sync(() => newestFirst(all("x12_batches").filter((b) => b.workspace_id === ws), (b: RecordOf<"x12_batches">) => [b.created_at, b.id], q)),
-    findX12File: (ws, id) => sync(() => inWorkspace(ws, get("x12_files", id))),
+    findX12File: (ws, id) => sync(() => Option.map(inWorkspace(ws, get("x12_files", id)), head)),
     findX12FileByInterchange: (ws, key) =>
-      sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key))),
+      sync(() => Option.map(Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key)), head)),
     findX12FileBySha: (ws, sha) =>
       sync(() =>
         Option.fromNullable(
           all("x12_files")
             .filter((f) => f.workspace_id === ws && f.sha256 === sha && f.kind !== "invalid")
             .sort((a, b) => compareKeys([a.received_at, a.id], [b.received_at, b.id]))[0]
-        )
+        ).pipe(Option.map(head))
       ),
     listX12Files: (ws, q) =>
-      sync(() => newestFirst(all("x12_files").filter((f) => f.workspace_id === ws), (f: RecordOf<"x12_files">) => [f.received_at, f.id], q)),
+      sync(() => newestFirst(all("x12_files").filter((f) => f.workspace_id === ws), (f: RecordOf<"x12_files">) => [f.received_at, f.id], q).map(head)),
+    listX12FileOutcomes: (ws, fileId, q) =>
+      sync(() => {
+        const pos = q.position
+        const at = pos === undefined ? undefined : Number(pos.key[0])
+        const outcomes = all("x12_file_outcomes").filter(
+          (o) => o.workspace_id === ws && o.file_id === fileId && (at === undefined || (pos?.dir === "prev" ? o.position < at : o.position > at))
+        )
+        // List order is file order: "next" reads ascending positions above the position, "prev" descending below it.
+        return outcomes.sort((a, b) => (pos?.dir === "prev" ? b.position - a.position : a.position - b.position)).slice(0, q.limit + 1)
+      }),
     listEvents: (ws, q) =>
       sync(() => {
         const pos = q.position

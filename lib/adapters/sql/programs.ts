@@ -1,10 +1,11 @@
-import { Either, Option } from "effect"
-import { type EncounterWithClaim, fromEncounterRow } from "../../domain/encounter.js"
+import { Either, Option, Schema } from "effect"
+import { EncounterRecord, type EncounterWithClaim, fromEncounterRow } from "../../domain/encounter.js"
 import { type FeedEvent, recordedAt } from "../../domain/event.js"
-import { EncounterId } from "../../domain/ids.js"
+import { ClaimId, EncounterId } from "../../domain/ids.js"
+import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { PageScan } from "../../ports/storage.js"
+import type { ClaimKey, ClaimWithEncounterKeys, PageScan, PlaceScan } from "../../ports/storage.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
 import { deepFreeze, type EncounterCache, type EventCache } from "./read-cache.js"
@@ -27,14 +28,26 @@ function* many<A>(q: Query, decode: (r: Row) => A): Program<ReadonlyArray<A>> {
 }
 
 /**
- * Encounters (or claims) with their claims' remittances: one more query, only for the claims whose
- * row says they have some.
+ * Encounters (or claims) with their claims' most recent remittances (`REMITTANCES_SHOWN`, and
+ * whether there are more): one more query, only for the claims whose row says they have some, one
+ * index seek per claim however many it has.
  */
 function* withRemittances(ws: string, found: ReadonlyArray<{ readonly read: EncounterWithClaim; readonly has: boolean }>): Program<ReadonlyArray<EncounterWithClaim>> {
-  const ids = found.filter((f) => f.has).map((f) => f.read.claim.id)
+  const ids = [...new Set(found.filter((f) => f.has).map((f) => f.read.claim.id))]
   if (ids.length === 0) return found.map((f) => f.read)
-  const remittances = (yield* rows(S.remittancesOf(ws, ids))).map((r) => codecs.remittances.decode(r))
-  return found.map((f) => (f.has ? { ...f.read, remittances: remittances.filter((m) => m.claim_id === f.read.claim.id) } : f.read))
+  const byClaim = new Map<string, Array<RemittanceRecord>>()
+  for (const row of yield* rows(S.recentRemittancesOf(ws, ids, REMITTANCES_SHOWN + 1))) {
+    const r = codecs.remittances.decode(row)
+    const list = byClaim.get(r.claim_id)
+    if (list === undefined) byClaim.set(r.claim_id, [r])
+    else list.push(r)
+  }
+  return found.map((f) => {
+    if (!f.has) return f.read
+    const recent = (byClaim.get(f.read.claim.id) ?? []).sort(byReceipt)
+    const more = recent.length > REMITTANCES_SHOWN
+    return { ...f.read, remittances: more ? recent.slice(1) : recent, ...(more ? { more_remittances: true } : {}) }
+  })
 }
 
 /** A row of exactly the encounters table's columns (`e.*` of a read of encounters alone). */
@@ -106,7 +119,14 @@ function* claimRead(ws: string, q: (keys: boolean) => Query, cache: EncounterCac
   if (cache !== undefined) {
     const [kept] = yield* keptEncounters(ws, [first], cache, false)
     if (kept === undefined) return Option.none()
-    if (kept.claim.id === claim.id) return Option.some({ encounter: kept.encounter, claim, ...(kept.remittances === undefined ? {} : { remittances: kept.remittances }) })
+    if (kept.claim.id === claim.id) {
+      return Option.some({
+        encounter: kept.encounter,
+        claim,
+        ...(kept.remittances === undefined ? {} : { remittances: kept.remittances }),
+        ...(kept.more_remittances === undefined ? {} : { more_remittances: kept.more_remittances })
+      })
+    }
     return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: kept.encounter, claim }, has: true }]))[0])
   }
   const row = codecs.encounters.decode(first, "")
@@ -120,6 +140,18 @@ function* firstOf<A>(q: Program<ReadonlyArray<A>>): Program<Option.Option<A>> {
 const workspace = (r: Row, prefix?: string) => {
   const { created_at: _created, ...ws } = codecs.workspaces.decode(r, prefix)
   return ws
+}
+
+const decodeEncounterKeys = compileDecoder(Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId }))
+
+function* claimsWithKeys(ws: string, key: ClaimKey, values: ReadonlyArray<string>): Program<ReadonlyArray<ClaimWithEncounterKeys>> {
+  if (values.length === 0) return []
+  return (yield* rows(S.claimsWithKeys(ws, key, values))).map((r): ClaimWithEncounterKeys => {
+    const claim = codecs.claims.decode(r, "c_")
+    const keys = decodeEncounterKeys(r)
+    if (Either.isLeft(keys)) throw new RowDecodeError("encounters", keys.left)
+    return { claim, encounter: { id: claim.encounter_id, external_id: keys.right.e_external_id, latest_claim_id: keys.right.e_latest_claim_id } }
+  })
 }
 
 const decodeSubscription = compileDecoder(WebhookSubscription)
@@ -150,14 +182,18 @@ export const reads = {
   claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
   claim: (ws: string, id: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claim(ws, id, keys), cache),
   claimByPcn: (ws: string, pcn: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claimByPcn(ws, pcn, keys), cache),
+  claimsWithKeys: (ws: string, key: ClaimKey, values: ReadonlyArray<string>) => claimsWithKeys(ws, key, values),
+  remittancePage: (ws: string, claimId: string, q: PageScan) => many(S.remittancePage(ws, claimId, q), (r) => codecs.remittances.decode(r)),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
   batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
   batchPage: (ws: string, q: PageScan) => many(S.batchPage(ws, q), (r) => codecs.x12_batches.decode(r)),
-  x12File: (ws: string, id: string) => one(S.x12File(ws, id), (r) => codecs.x12_files.decode(r)),
-  x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
-  x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
-  x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
+  x12File: (ws: string, id: string) => one(S.x12File(ws, id), (r) => S.x12FileHeadCodec.decode(r)),
+  x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => S.x12FileHeadCodec.decode(r)),
+  x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => S.x12FileHeadCodec.decode(r)),
+  x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => S.x12FileHeadCodec.decode(r)),
+  x12FileOutcomePage: (ws: string, fileId: string, q: PlaceScan) =>
+    many(S.x12FileOutcomePage(ws, fileId, q), (r) => codecs.x12_file_outcomes.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
   eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r)),
   /** `eventPage` through a cache: the places first; the rows only when one of them is not kept. */

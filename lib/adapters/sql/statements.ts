@@ -1,6 +1,17 @@
 import type { Position } from "../../domain/page.js"
-import type { EncounterEventScan, EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
+import type {
+  ClaimKey,
+  EncounterEventScan,
+  EncounterScan,
+  EventScan,
+  PageScan,
+  PlaceScan,
+  RawRequestScan,
+  WebhookDeliveryScan,
+  WebhookEndpointScan
+} from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
+import { X12FileHead } from "../../domain/x12-exchange.js"
 import { type TableName, Tables } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
 import { type Query, query, type SqlValue } from "./dialect.js"
@@ -20,10 +31,14 @@ export const codecs = {
   clearinghouse_settings: codecOf(Tables.clearinghouse_settings),
   x12_batches: codecOf(Tables.x12_batches),
   x12_files: codecOf(Tables.x12_files),
+  x12_file_outcomes: codecOf(Tables.x12_file_outcomes),
   remittances: codecOf(Tables.remittances),
   webhook_endpoints: codecOf(Tables.webhook_endpoints),
   webhook_deliveries: codecOf(Tables.webhook_deliveries)
 } satisfies { readonly [T in TableName]: Codec<unknown> }
+
+/** Reads of received files: every column but the bytes (`X12FileHead`); only the import writes them. */
+export const x12FileHeadCodec = codecOf({ name: Tables.x12_files.name, record: X12FileHead, json: ["claims", "summary"], generated: [], unique: {} })
 
 /** The feed's reads of `events`: the same columns, the payload left as its stored JSON text. */
 export const eventFeedCodec = codecOf({ ...Tables.events, record: FeedEvent, json: [] })
@@ -237,10 +252,28 @@ export const claim = (ws: string, id: string, keys = false): Query =>
 export const claimByPcn = (ws: string, pcn: string, keys = false): Query =>
   query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
 
+/**
+ * Claims by their ids or control numbers (`key`), with the keys of their encounters a status move
+ * needs (`e_` columns): the import's lookups of a file's claims, some hundreds per query.
+ */
+const CLAIM_WITH_KEYS = `SELECT e.external_id AS e_external_id, e.latest_claim_id AS e_latest_claim_id, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
+export const claimsWithKeys = (ws: string, key: ClaimKey, values: ReadonlyArray<string>): Query =>
+  query(`${CLAIM_WITH_KEYS} WHERE c.workspace_id = ? AND c.${key} IN (${marks(values.length)})`, [ws, ...values])
+
 const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
-/** The remittances of some claims, oldest first. */
-export const remittancesOf = (ws: string, claimIds: ReadonlyArray<string>): Query =>
-  query(`${REMITTANCE} WHERE workspace_id = ? AND claim_id IN (${marks(claimIds.length)}) ORDER BY received_at, id`, [ws, ...claimIds])
+const REMITTANCE_KEYS: Keys = { time: "received_at", id: "id", workspace: "workspace_id" }
+/**
+ * The most recent remittances of some claims, at most `limit` each: one seek per claim along
+ * `remittances_claim_page` (migration 11), however many remittances a claim has.
+ */
+export const recentRemittancesOf = (ws: string, claimIds: ReadonlyArray<string>, limit: number): Query =>
+  query(
+    claimIds.map(() => `SELECT * FROM (${REMITTANCE} WHERE workspace_id = ? AND claim_id = ? ORDER BY received_at DESC, id DESC LIMIT ?) r`).join(" UNION ALL "),
+    claimIds.flatMap((id) => [ws, id, limit])
+  )
+/** A claim's remittances, newest first by (received_at, id). */
+export const remittancePage = (ws: string, claimId: string, q: PageScan): Query =>
+  newestFirstPage(REMITTANCE, REMITTANCE_KEYS, ws, q, [["claim_id = ?", claimId]])
 
 // ---- clearinghouse exchange -----------------------------------------------------------------
 
@@ -253,7 +286,7 @@ export const batchByGroup = (ws: string, group: number): Query =>
   query(`${BATCH} WHERE workspace_id = ? AND group_control_number = ?`, [ws, group])
 export const batchPage = (ws: string, q: PageScan): Query => newestFirstPage(BATCH, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
-const FILE = `SELECT ${list(codecs.x12_files.columns)} FROM x12_files`
+const FILE = `SELECT ${list(x12FileHeadCodec.columns)} FROM x12_files`
 export const x12File = (ws: string, id: string): Query => query(`${FILE} WHERE id = ? AND workspace_id = ?`, [id, ws])
 export const x12FileByInterchange = (ws: string, key: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND interchange_key = ?`, [ws, key])
@@ -261,6 +294,19 @@ export const x12FileByInterchange = (ws: string, key: string): Query =>
 export const x12FileBySha = (ws: string, sha: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND sha256 = ? AND kind <> 'invalid' ORDER BY received_at, id LIMIT 1`, [ws, sha])
 export const x12FilePage = (ws: string, q: PageScan): Query => newestFirstPage(FILE, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+
+const OUTCOME = `SELECT ${list(codecs.x12_file_outcomes.columns)} FROM x12_file_outcomes`
+/** A file's outcomes in file order (position); a "prev" scan reads downward and the rule reverses it. */
+export const x12FileOutcomePage = (ws: string, fileId: string, q: PlaceScan): Query => {
+  const pos = q.position
+  const where = ["workspace_id = ?", "file_id = ?"]
+  const params: Array<SqlValue> = [ws, fileId]
+  if (pos !== undefined) {
+    where.push(pos.dir === "next" ? "position > ?" : "position < ?")
+    params.push(Number(pos.key[0]))
+  }
+  return scan(OUTCOME, where, params, pos?.dir === "prev" ? "ORDER BY position DESC" : "ORDER BY position ASC", q.limit)
+}
 
 const EVENT = `SELECT ${list(codecs.events.columns)} FROM events`
 export const event = (ws: string, id: string): Query => query(`${EVENT} WHERE id = ? AND workspace_id = ?`, [id, ws])

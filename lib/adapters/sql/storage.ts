@@ -38,6 +38,8 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   countClaimStatuses: (ws) => exec.read("countClaimStatuses", reads.claimStatusCounts(ws)),
   findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id, exec.caches?.encounters)),
   findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn, exec.caches?.encounters)),
+  findClaims: (ws, key, values) => exec.read("findClaims", reads.claimsWithKeys(ws, key, values)),
+  listRemittances: (ws, claimId, q) => exec.read("listRemittances", reads.remittancePage(ws, claimId, q)),
   findClearinghouseSettings: (ws) => exec.read("findClearinghouseSettings", reads.clearinghouseSettings(ws)),
   findX12Batch: (ws, id) => exec.read("findX12Batch", reads.batch(ws, id)),
   findX12BatchByGroup: (ws, group) => exec.read("findX12BatchByGroup", reads.batchByGroup(ws, group)),
@@ -46,6 +48,7 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findX12FileByInterchange: (ws, key) => exec.read("findX12FileByInterchange", reads.x12FileByInterchange(ws, key)),
   findX12FileBySha: (ws, sha) => exec.read("findX12FileBySha", reads.x12FileBySha(ws, sha)),
   listX12Files: (ws, q) => exec.read("listX12Files", reads.x12FilePage(ws, q)),
+  listX12FileOutcomes: (ws, fileId, q) => exec.read("listX12FileOutcomes", reads.x12FileOutcomePage(ws, fileId, q)),
   listEvents: (ws, q) =>
     exec.read("listEvents", exec.caches === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.caches.events)),
   findEvent: (ws, id) => exec.read("findEvent", reads.event(ws, id)),

@@ -27,6 +27,12 @@ export interface Tokens {
 const ISA_WIDTHS = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1]
 export const ISA_LENGTH = 106
 const SEGMENT_ID = /^[A-Z][A-Z0-9]{1,2}$/
+/**
+ * The longest element read, with its components. The longest elements of the 999, 277CA and 835
+ * are 264 characters (STC12, MSG01); what a file says is kept on claims and remittances and read
+ * back with them, so a longer one is refused rather than stored.
+ */
+export const MAX_ELEMENT_LENGTH = 1000
 
 const fail = (segment_id: string, position: number, reason: string) =>
   Either.left(new X12ReadError({ segment_id, position, reason }))
@@ -94,6 +100,12 @@ export function* tokenizePaced(input: string): Paced<Either.Either<Tokens, X12Re
     const id = elements.shift() ?? ""
     if (!SEGMENT_ID.test(id)) return fail(id.slice(0, 12), position, "not a segment id: wrong delimiters or a broken segment")
     if (last) return fail(id, position, "segment without terminator: the file is truncated")
+    for (let n = 0; n < elements.length; n++) {
+      const length = elements[n]!.length
+      if (length > MAX_ELEMENT_LENGTH) {
+        return fail(id, position, `${id}${String(n + 1).padStart(2, "0")} is ${length} characters, longer than any X12 element (at most ${MAX_ELEMENT_LENGTH} are read)`)
+      }
+    }
     segments.push({ id, position, elements, componentSeparator: delimiters.component })
     from = terminator + 1
     if (segments.length % PACE === 0) yield
