@@ -9,7 +9,7 @@ import type { EncounterWithClaim } from "../lib/domain/encounter.js"
  * control number, the remittances, the encounter's `last_event_at`) is part of the version, so a
  * changed claim is rendered afresh.
  */
-export const versionOf = ({ encounter: e, claim: c, remittances = [] }: EncounterWithClaim): string =>
+export const versionOf = ({ encounter: e, claim: c, remittances = [], more_remittances = false }: EncounterWithClaim): string =>
   [
     c.id,
     c.status,
@@ -20,6 +20,7 @@ export const versionOf = ({ encounter: e, claim: c, remittances = [] }: Encounte
     c.processing_started_at ?? "",
     c.payer_claim_control_number ?? "",
     remittances.map((r) => r.id).join(","),
+    String(more_remittances),
     e.last_event_at
   ].join("\u0000")
 
