@@ -4,13 +4,26 @@ import { Effect } from "effect"
 import { getClearinghouseSettings, putClearinghouseSettings } from "../lib/rules/clearinghouse-settings.js"
 import { findWorkspace } from "../lib/rules/workspaces.js"
 import { createX12Batch, MAX_BATCH_CLAIMS } from "../lib/rules/x12-export.js"
-import { getX12BatchFile } from "../lib/rules/x12-reads.js"
+import { listClaimRemittances } from "../lib/rules/claim-remittances.js"
+import { getX12BatchFile, listX12FileOutcomes, listX12Files } from "../lib/rules/x12-reads.js"
 import { importX12File } from "../lib/rules/x12-import.js"
 import { type Parsed, required, str, UsageError } from "./args.js"
 import type { Command } from "./db-command.js"
 import { dbOption, dbPath, withDb } from "./db-command.js"
 
 const workspaceOption = { type: "string", help: "Workspace slug" } as const
+const pageOptions = {
+  limit: { type: "string", help: "Page size, 1 to 100 (default 100)" },
+  "page-token": { type: "string", help: "next_page_token or prev_page_token of a previous page" }
+} as const
+
+/** The page a command was asked for (`--limit`, `--page-token`), as the API's query. */
+const pageQuery = (p: Parsed) => {
+  const limit = str(p, "limit")
+  const token = str(p, "page-token")
+  if (limit !== undefined && !/^\d+$/.test(limit)) throw new UsageError("--limit must be a whole number from 1 to 100")
+  return { ...(limit !== undefined ? { limit: Number(limit) } : {}), ...(token !== undefined ? { page_token: token } : {}) }
+}
 
 /** Flags of `clearinghouse set`, each one field of the settings. */
 const settingFlags = {
@@ -114,6 +127,44 @@ export const x12Commands: Record<string, Command> = {
           importX12File({ workspace_id: ws.id, body, content_type: "application/edi-x12", key_id: null })
         )
       )
+    }
+  },
+  "x12 files": {
+    spec: {
+      usage: "encounterd x12 files --workspace SLUG [--limit N] [--page-token TOKEN] [--db FILE]",
+      summary:
+        "A page of the X12 files received, newest first: each with a summary of its claim outcomes and its first 20 (all of them: x12 outcomes). Prints the page.",
+      options: { workspace: workspaceOption, ...pageOptions, db: dbOption }
+    },
+    run: (p) => {
+      const query = pageQuery(p)
+      return withDb(dbPath(p), Effect.flatMap(findWorkspace(required(p, "workspace")), (ws) => listX12Files(ws.id, query)))
+    }
+  },
+  "x12 outcomes": {
+    spec: {
+      usage: "encounterd x12 outcomes FILE_ID --workspace SLUG [--limit N] [--page-token TOKEN] [--db FILE]",
+      summary: "A page of what one X12 file did to each claim it names, in file order. Prints the page.",
+      options: { workspace: workspaceOption, ...pageOptions, db: dbOption },
+      positionals: ["FILE_ID"]
+    },
+    run: (p) => {
+      const query = pageQuery(p)
+      const id = p.positionals[0]!
+      return withDb(dbPath(p), Effect.flatMap(findWorkspace(required(p, "workspace")), (ws) => listX12FileOutcomes(ws.id, id, query)))
+    }
+  },
+  "claims remittances": {
+    spec: {
+      usage: "encounterd claims remittances CLAIM_ID --workspace SLUG [--limit N] [--page-token TOKEN] [--db FILE]",
+      summary: "A page of a claim's remittances (835s that named it), newest first. Prints the page.",
+      options: { workspace: workspaceOption, ...pageOptions, db: dbOption },
+      positionals: ["CLAIM_ID"]
+    },
+    run: (p) => {
+      const query = pageQuery(p)
+      const id = p.positionals[0]!
+      return withDb(dbPath(p), Effect.flatMap(findWorkspace(required(p, "workspace")), (ws) => listClaimRemittances(ws.id, id, query)))
     }
   }
 }

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { canTransition } from "../domain/claim-status.js"
 import type { ClaimRecord } from "../domain/encounter.js"
+import type { StorageError } from "../domain/errors.js"
 import { type ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
@@ -62,8 +63,11 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
       }
     })
 
-  const lookedUp = (key: ClaimKey, value: string) =>
-    Effect.map(lookUp(key, [value]), () => byKey[key].get(value) ?? undefined)
+  const lookedUp = (key: ClaimKey, value: string): Effect.Effect<Tracked | undefined, StorageError, Storage> => {
+    const known = byKey[key].get(value)
+    if (known !== undefined) return Effect.succeed(known ?? undefined)
+    return Effect.map(lookUp(key, [value]), () => byKey[key].get(value) ?? undefined)
+  }
   const byPcn = (pcn: string) => lookedUp("patient_control_number", pcn)
   const byId = (id: string) => lookedUp("id", id)
 

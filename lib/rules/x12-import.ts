@@ -37,9 +37,6 @@ const setKey = (control: string) => {
   return Number.isNaN(n) ? `=${control}` : `#${n}`
 }
 
-/** Pauses every `PACE` entries of a loop (see `runPaced`). */
-const paceAt = (i: number) => (i % PACE === PACE - 1 ? pause : Effect.void)
-
 /**
  * A 999 decides per transaction set of a batch (or per batch). Acknowledgments of one set repeated
  * are one decision, the last; each claim of the sets decided gets the last decision that names
@@ -56,7 +53,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
     const miss = (detail: string, count: number) => unmatched.set(detail, (unmatched.get(detail) ?? 0) + count)
     let i = 0
     for (const { entry: a, count } of actions.values()) {
-      yield* paceAt(i++)
+      if (++i % PACE === 0) yield* pause
       let found = batches.get(a.group_control_number)
       if (found === undefined) {
         const group = /^\d{1,9}$/.test(a.group_control_number) ? Number(a.group_control_number) : undefined
@@ -83,7 +80,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
     yield* plan.lookUp("id", decisions.keys())
     i = 0
     for (const [claimId, d] of decisions) {
-      yield* paceAt(i++)
+      if (++i % PACE === 0) yield* pause
       const t = yield* plan.byId(claimId)
       if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${d.batchId} is gone`)
       else plan.apply(t, notedAction(d.action, d.count))
@@ -101,7 +98,7 @@ const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
     yield* plan.lookUp("patient_control_number", claims.keys())
     let i = 0
     for (const [pcn, { entry, count }] of claims) {
-      yield* paceAt(i++)
+      if (++i % PACE === 0) yield* pause
       const t = yield* plan.byPcn(pcn)
       if (t === undefined) {
         plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
@@ -123,7 +120,7 @@ const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
     let i = 0
     for (const payment of remit.payments) {
       for (const c of payment.claims) {
-        yield* paceAt(i++)
+        if (++i % PACE === 0) yield* pause
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {
           plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)

@@ -1,6 +1,6 @@
 import type { Route } from "../route.js"
 import { claimCountsRoute, moveClaimRoute } from "./routes/claims.js"
-import { x12BatchesRoute, x12BatchFileRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
+import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
@@ -29,5 +29,6 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   x12BatchesRoute,
   x12BatchFileRoute,
   x12FilesRoute,
+  x12FileOutcomesRoute,
   x12FileRoute
 ]

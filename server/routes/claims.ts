@@ -1,14 +1,17 @@
 import { Effect, Either, Schema } from "effect"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
+import { Page } from "../../lib/domain/page.js"
+import { Remittance } from "../../lib/domain/remittance.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { fieldIssues, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
+import { listClaimRemittances } from "../../lib/rules/claim-remittances.js"
 import { readBody, requireJson } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, json, NoQuery } from "../route.js"
-import { problems } from "./shared.js"
+import { PageQuery, problems } from "./shared.js"
 
 export const StatusChangeRequest = Schema.Struct({
   status: ClaimStatus,
@@ -53,3 +56,19 @@ function* changeStatus(principal: Principal, claimId: string, request: Request, 
   const result = yield* changeClaimStatus(principal.workspace.id, claimId, status, note)
   return json(200, result.claim)
 }
+
+const RemittancePage = Page(Remittance).annotations({ identifier: "RemittancePage" })
+
+export const claimRemittancesRoute = authed(
+  {
+    method: "GET",
+    path: "/api/claims/{claim_id}/remittances",
+    operationId: "listClaimRemittances",
+    tag: "Claims",
+    summary: "A claim's remittances (835s that named it), newest first",
+    description: "All of them: a read of the claim (latest_claim.remittances) carries only its 20 most recent, with more_remittances saying whether there are others.",
+    query: PageQuery,
+    responses: { 200: { description: "A page of the claim's remittances", schema: RemittancePage }, ...problems(400, 401, 404, 429) }
+  },
+  ({ principal, params, query }) => Effect.map(listClaimRemittances(principal.workspace.id, params.claim_id ?? "", query), (page) => json(200, page))
+)

@@ -1,12 +1,13 @@
 import { Schema } from "effect"
 import { Page } from "../../lib/domain/page.js"
-import { InboundResult, X12Batch, X12File } from "../../lib/domain/x12-exchange.js"
+import { InboundClaimOutcome, InboundResult, X12Batch, X12File } from "../../lib/domain/x12-exchange.js"
 
 /** An X12 interchange as text (segments end with `~`). */
 export const X12Text = Schema.String.annotations({ description: "One X12 interchange (ISA … IEA)" })
 
 export const X12BatchPage = Page(X12Batch).annotations({ identifier: "X12BatchPage" })
 export const X12FilePage = Page(X12File).annotations({ identifier: "X12FilePage" })
+export const X12OutcomePage = Page(InboundClaimOutcome).annotations({ identifier: "X12OutcomePage" })
 export { InboundResult, X12Batch, X12File }
 
 export const BatchRequest = Schema.Struct({

@@ -4,12 +4,12 @@ import { parseJsonBody } from "../../lib/domain/json.js"
 import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { createX12Batch } from "../../lib/rules/x12-export.js"
 import { importX12File } from "../../lib/rules/x12-import.js"
-import { getX12Batch, getX12BatchRecord, getX12File, listX12Batches, listX12Files } from "../../lib/rules/x12-reads.js"
+import { getX12Batch, getX12BatchRecord, getX12File, listX12Batches, listX12FileOutcomes, listX12Files } from "../../lib/rules/x12-reads.js"
 import { readBody, requireJson, requireX12, X12_BODY_LIMIT, X12_CONTENT_TYPES } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, json, NoQuery, raw } from "../route.js"
 import { AnyConflictProblem, PageQuery, problemAs, problems } from "./shared.js"
-import { BatchRequest, InboundResult, X12Batch, X12BatchPage, X12File, X12FilePage, X12Text } from "./x12-docs.js"
+import { BatchRequest, InboundResult, X12Batch, X12BatchPage, X12File, X12FilePage, X12OutcomePage, X12Text } from "./x12-docs.js"
 
 const decodeBatchRequest = Schema.decodeUnknownEither(BatchRequest, { errors: "all", onExcessProperty: "ignore" })
 
@@ -101,7 +101,7 @@ export const importRoute = authed(
     tag: "Clearinghouse",
     summary: "Import a 999, 277CA or 835 the clearinghouse sent back (scope claims:write)",
     description:
-      "One interchange, up to 10 MiB. The file is stored with what it did in the same transaction as its effects: status moves along the transition table (each with its StatusUpdated event), acknowledgments, payer claim control numbers, remittances. The same interchange again (same sender and ISA13, or the same bytes) answers the first import with duplicate: true and applies nothing. A malformed file is 422 invalid_x12 naming the segment and its 1-based position, and applies nothing.",
+      "One interchange, up to 10 MiB. The file is stored with what it did in the same transaction as its effects: status moves along the transition table (each with its StatusUpdated event), acknowledgments, payer claim control numbers, remittances. The same interchange again (same sender and ISA13, or the same bytes) answers the first import with duplicate: true and applies nothing. A malformed file is 422 invalid_x12 naming the segment and its 1-based position, and applies nothing. What one file does is bounded: a claim a 999 or 277CA names more than once has one outcome (the file's last decision on it; its detail counts the entries); an 835 may carry at most 3 CLPs for one claim (a reversal, its correction and one more), each a remittance and an outcome, and a file with more is refused (422); a 999 may acknowledge at most 100 batches; at most 1000 entries naming no claim of the workspace are listed, the rest counted in one more outcome; an element longer than 1000 characters is refused. The answer lists the first 1000 outcomes with a summary; all are at /api/x12/files/{id}/outcomes.",
     scope: "claims:write",
     query: NoQuery,
     requestBody: X12Text,
@@ -127,6 +127,8 @@ export const listFilesRoute = authed(
     operationId: "listX12Files",
     tag: "Clearinghouse",
     summary: "The X12 files received, newest first, with what each did",
+    description:
+      "Each file with a summary of its claim outcomes (counts by outcome) and its first 20 outcomes; all of them are paged at /api/x12/files/{id}/outcomes.",
     query: PageQuery,
     responses: { 200: { description: "A page of files", schema: X12FilePage }, ...problems(400, 401, 429) }
   },
@@ -140,10 +142,24 @@ export const getFileRoute = authed(
     operationId: "getX12File",
     tag: "Clearinghouse",
     summary: "One X12 file received, with what it did",
+    description: "The file with a summary of its claim outcomes and its first 20 outcomes; all of them are paged at /api/x12/files/{id}/outcomes.",
     query: NoQuery,
     responses: { 200: { description: "The file", schema: X12File }, ...problems(401, 404, 429) }
   },
   ({ principal, params }) => Effect.map(getX12File(principal.workspace.id, params.id ?? ""), (f) => json(200, f))
 )
 
-export const x12Routes = [createBatchRoute, listBatchesRoute, getBatchRoute, getBatchFileRoute, importRoute, listFilesRoute, getFileRoute]
+export const listFileOutcomesRoute = authed(
+  {
+    method: "GET",
+    path: "/api/x12/files/{id}/outcomes",
+    operationId: "listX12FileOutcomes",
+    tag: "Clearinghouse",
+    summary: "What one X12 file did to each claim it names, in file order",
+    query: PageQuery,
+    responses: { 200: { description: "A page of the file's claim outcomes", schema: X12OutcomePage }, ...problems(400, 401, 404, 429) }
+  },
+  ({ principal, params, query }) => Effect.map(listX12FileOutcomes(principal.workspace.id, params.id ?? "", query), (page) => json(200, page))
+)
+
+export const x12Routes = [createBatchRoute, listBatchesRoute, getBatchRoute, getBatchFileRoute, importRoute, listFilesRoute, listFileOutcomesRoute, getFileRoute]

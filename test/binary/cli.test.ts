@@ -26,6 +26,7 @@ describe("encounterd CLI: help and usage errors", () => {
     ["keys", "list"],
     ["keys", "revoke"],
     ["claims", "set-status"],
+    ["claims", "remittances"],
     ["backup"],
     ["migrate"]
   ]

@@ -73,6 +73,16 @@ export const driveClearinghouse = async (hit: Hit, server: TestServer, tight: Te
   expect((await hit(server, files, "GET", `${files}?limit=abc`)).status).toBe(400)
   expect((await hit(server, `${files}/{id}`, "GET", `${files}/${imported.body.id}`)).status).toBe(200)
   expect((await hit(server, `${files}/{id}`, "GET", `${files}/${unknownUuid()}`)).status).toBe(404)
+  const outcomes = `${files}/{id}/outcomes`
+  const page = await hit(server, outcomes, "GET", `${files}/${imported.body.id}/outcomes?limit=1`)
+  expect([page.status, page.body.items.length, page.body.next_page_token === null]).toEqual([200, 1, false])
+  expect((await hit(server, outcomes, "GET", `${files}/${imported.body.id}/outcomes?limit=1&page_token=${page.body.next_page_token}`)).status).toBe(200)
+  expect((await hit(server, outcomes, "GET", `${files}/${imported.body.id}/outcomes?limit=abc`)).status).toBe(400)
+  expect((await hit(server, outcomes, "GET", `${files}/${unknownUuid()}/outcomes`)).status).toBe(404)
+  const remittances = "/api/claims/{claim_id}/remittances"
+  expect((await hit(server, remittances, "GET", `/api/claims/${c1!.claim}/remittances`)).status).toBe(200)
+  expect((await hit(server, remittances, "GET", `/api/claims/${c1!.claim}/remittances?limit=0`)).status).toBe(400)
+  expect((await hit(server, remittances, "GET", `/api/claims/${unknownUuid()}/remittances`)).status).toBe(404)
 
   const big = JSON.stringify({ ...clearinghouseSettingsInput, pad: "x".repeat(9000) })
   await hit(tight, settingsPath, "PUT", settingsPath, { key: tight.keys.aWriter, ...jsonBody(big) })

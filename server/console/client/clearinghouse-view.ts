@@ -1,7 +1,7 @@
 import { getJson } from "./api.js"
 import { facts, h, link, replace, table } from "./dom.js"
 import { pager } from "./encounters-view.js"
-import { dateTime, list, num, optStr, str, statusLabel } from "./format.js"
+import { dateTime, field, list, num, optStr, str, statusLabel } from "./format.js"
 
 const OUTCOMES = [
   ["status_changed", "status changed"],
@@ -14,13 +14,13 @@ const orDash = (s: string | null) => (s === null || s === "" ? "—" : s)
 const bytes = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`)
 const isa13 = (n: string) => n.padStart(9, "0")
 
-/** What a file did, counted per outcome ("2 status changed, 1 unmatched"), or why it was refused. */
+/** What a file did, counted per outcome from its summary ("2 status changed, 1 unmatched"), or why it was refused. */
 const fileOutcome = (file: unknown) => {
   const error = optStr(file, "error")
   if (error !== null) return h("span", { class: "outcome rejected" }, `refused: ${error}`)
-  const claims = list(file, "claims")
-  if (claims.length === 0) return h("span", { class: "help" }, "no claims named")
-  return OUTCOMES.map(([key, label]) => [label, claims.filter((c) => str(c, "outcome") === key).length] as const)
+  const summary = field(file, "summary")
+  if (num(summary, "total") === 0) return h("span", { class: "help" }, "no claims named")
+  return OUTCOMES.map(([key, label]) => [label, num(summary, key)] as const)
     .filter(([, n]) => n > 0)
     .map(([label, n]) => `${n} ${label}`)
     .join(", ")
@@ -104,11 +104,17 @@ export const renderClearinghouse = async (main: HTMLElement, params: URLSearchPa
   )
 }
 
-/** One file received: where it came from and what it did to each claim it names. */
-export const renderX12File = async (main: HTMLElement, id: string) => {
-  const file = await getJson(`/console/api/x12/files/${encodeURIComponent(id)}`)
+/** One file received: where it came from and what it did to each claim it names, 100 at a time. */
+export const renderX12File = async (main: HTMLElement, id: string, params: URLSearchParams) => {
+  const query = new URLSearchParams({ limit: "100" })
+  const token = params.get("page_token") ?? ""
+  if (token !== "") query.set("page_token", token)
+  const [file, page] = await Promise.all([
+    getJson(`/console/api/x12/files/${encodeURIComponent(id)}`),
+    getJson(`/console/api/x12/files/${encodeURIComponent(id)}/outcomes?${query}`)
+  ])
   const control = optStr(file, "interchange_control_number")
-  const claims = list(file, "claims")
+  const claims = list(page, "items")
   const rows = claims.map((c) => [
     orDash(optStr(c, "patient_control_number")),
     optStr(c, "claim_id") === null ? "—" : h("code", {}, str(c, "claim_id")),
@@ -127,6 +133,7 @@ export const renderX12File = async (main: HTMLElement, id: string) => {
       ["Sender", orDash(optStr(file, "sender_id"))],
       ["Interchange control number", control === null ? "—" : isa13(control)],
       ["Size", bytes(num(file, "size"))],
+      ["What it did", optStr(file, "error") === null ? fileOutcome(file) : ""],
       ["SHA-256", h("code", {}, str(file, "sha256"))],
       ["Refused because", optStr(file, "error")]
     ]),
@@ -136,7 +143,8 @@ export const renderX12File = async (main: HTMLElement, id: string) => {
       h("h2", { id: "file-claims-title" }, "Claims"),
       rows.length === 0
         ? h("p", { class: "empty" }, "The file names no claims.")
-        : table("What the file did to each claim it names", ["Patient control number", "Claim", "Outcome", "Previous status", "Status", "Detail"], rows)
+        : table("What the file did to each claim it names", ["Patient control number", "Claim", "Outcome", "Previous status", "Status", "Detail"], rows),
+      pager(`/console/clearinghouse/files/${encodeURIComponent(id)}`, new URLSearchParams(), page, { label: "Pages of claims", prev: "← Earlier", next: "Later →" })
     )
   )
 }

@@ -59,15 +59,20 @@ export const encounterLink = (item: unknown) => link(`/console/encounters/${enco
  * Links to the neighbouring pages, keeping the filters. A view with two lists names each list's
  * token parameter and its navigation.
  */
-export const pager = (base: string, params: URLSearchParams, page: unknown, options: { readonly param?: string; readonly label?: string } = {}) => {
+export const pager = (
+  base: string,
+  params: URLSearchParams,
+  page: unknown,
+  options: { readonly param?: string; readonly label?: string; readonly prev?: string; readonly next?: string } = {}
+) => {
   const to = (token: string | null, label: string, rel: string) => {
     if (token === null) return null
     const next = new URLSearchParams(params)
     next.set(options.param ?? "page_token", token)
     return link(`${base}?${next}`, label, { rel })
   }
-  const prev = to(optStr(page, "prev_page_token"), "← Newer", "prev")
-  const next = to(optStr(page, "next_page_token"), "Older →", "next")
+  const prev = to(optStr(page, "prev_page_token"), options.prev ?? "← Newer", "prev")
+  const next = to(optStr(page, "next_page_token"), options.next ?? "Older →", "next")
   return prev === null && next === null ? null : h("nav", { class: "pager", "aria-label": options.label ?? "Pages" }, prev, next)
 }
 

@@ -70,7 +70,7 @@ const draw = async () => {
     if (encounter?.[1] !== undefined) await renderEncounter(main, decodeURIComponent(encounter[1]))
     else if (intake?.[1] !== undefined) await renderIntakeRequest(main, decodeURIComponent(intake[1]))
     else if (endpoint?.[1] !== undefined) await renderWebhookEndpoint(main, decodeURIComponent(endpoint[1]), params)
-    else if (x12File?.[1] !== undefined) await renderX12File(main, decodeURIComponent(x12File[1]))
+    else if (x12File?.[1] !== undefined) await renderX12File(main, decodeURIComponent(x12File[1]), params)
     else if (path === "/console/intake") await renderIntake(main, params)
     else if (path === "/console/events") await renderEvents(main, params)
     else if (path === "/console/claims") await renderClaims(main, params)

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { getX12BatchRecord, getX12File, listX12Batches, listX12Files } from "../../../lib/rules/x12-reads.js"
+import { getX12BatchRecord, getX12File, listX12Batches, listX12FileOutcomes, listX12Files } from "../../../lib/rules/x12-reads.js"
 import { json, NoQuery, raw } from "../../route.js"
 import { PageQuery } from "../../routes/shared.js"
 import { sessionRoute } from "../route.js"
@@ -29,4 +29,10 @@ export const x12FilesRoute = sessionRoute(
 export const x12FileRoute = sessionRoute(
   { method: "GET", path: "/console/api/x12/files/{id}", summary: "One file received, with what it did", query: NoQuery },
   ({ principal: caller, params }) => Effect.map(getX12File(caller.principal.workspace.id, params.id ?? ""), (f) => json(200, f))
+)
+
+export const x12FileOutcomesRoute = sessionRoute(
+  { method: "GET", path: "/console/api/x12/files/{id}/outcomes", summary: "What one file did to each claim it names, in file order", query: PageQuery },
+  ({ principal: caller, params, query }) =>
+    Effect.map(listX12FileOutcomes(caller.principal.workspace.id, params.id ?? "", query), (page) => json(200, page))
 )
