@@ -20,6 +20,7 @@ import consoleIndexes from "../../lib/adapters/sql/migrations/0006-console-index
 import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-revision.js"
 import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
+import acceptedRequestByEncounter from "../../lib/adapters/sql/migrations/0010-accepted-request-by-encounter.js"
 import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
@@ -34,6 +35,7 @@ import { appendEvent, insert } from "../../lib/ports/write.js"
 import { changeClaimStatus, statusUpdated } from "../../lib/rules/change-claim-status.js"
 import { createEncounter, intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { listIntakeRequests } from "../../lib/rules/intake-log.js"
+import { listX12FileOutcomes, listX12Files } from "../../lib/rules/x12-reads.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEventFeed } from "../../lib/rules/read-events.js"
 import { eventJson } from "../../lib/domain/event.js"
@@ -525,6 +527,51 @@ describe("SQLite adapter: migrations", () => {
       expect(trail.items[1]!.id).toBe(made.accepted.raw_request_id)
       const accepted = await runtime.runPromise(listIntakeRequests(made.ws, { external_id: "old-2", outcome: "accepted" }))
       expect(accepted.items.map((r) => r.id)).toEqual([made.other.raw_request_id])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a database made before migration 11 keeps its files' outcomes, now paged on their own, the file's row with its first 20, a summary and its size", async () => {
+    const { file, made } = await storedBefore(
+      {
+        ...throughMigration5,
+        "6_console_indexes": consoleIndexes,
+        "7_encounter_revision": encounterRevision,
+        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
+        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
+        "10_accepted_request_by_encounter": acceptedRequestByEncounter
+      },
+      [],
+      Effect.map(createWorkspace("old", "Old"), (w) => ({ ws: w.id }))
+    )
+    const outcomes = Array.from({ length: 25 }, (_, i) => ({
+      patient_control_number: `PCN${i}`,
+      claim_id: null,
+      outcome: i < 5 ? ("unmatched" as const) : ("unchanged" as const),
+      previous_status: null,
+      status: null,
+      detail: `entry ${i}`
+    }))
+    const db = new Database(file)
+    try {
+      const insertFile = db.prepare(
+        "INSERT INTO x12_files (id, workspace_id, received_at, key_id, content_type, kind, sender_id, interchange_control_number, interchange_key, sha256, body, claims, error) VALUES (?, ?, ?, NULL, 'application/edi-x12', ?, ?, ?, ?, ?, ?, ?, ?)"
+      )
+      insertFile.run("f-old", made.ws, "2026-11-01T00:00:00.000Z", "277CA", "CH", "000000001", "CH|000000001", "a".repeat(64), new Uint8Array(1234), JSON.stringify(outcomes), null)
+      insertFile.run("f-bad", made.ws, "2026-11-01T00:00:01.000Z", "invalid", null, null, "invalid|f-bad", "b".repeat(64), new Uint8Array(7), "[]", "missing ISA at segment 1 (XYZ)")
+    } finally {
+      db.close()
+    }
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const files = await runtime.runPromise(listX12Files(made.ws, {}))
+      expect(files.items.map((f) => [f.id, f.size, f.claims.length, f.summary])).toEqual([
+        ["f-bad", 7, 0, { total: 0, status_changed: 0, unchanged: 0, unmatched: 0, conflict: 0 }],
+        ["f-old", 1234, 20, { total: 25, status_changed: 0, unchanged: 20, unmatched: 5, conflict: 0 }]
+      ])
+      const paged = await runtime.runPromise(listX12FileOutcomes(made.ws, "f-old", { limit: 100 }))
+      expect(paged.items).toEqual(outcomes)
     } finally {
       await runtime.dispose()
     }

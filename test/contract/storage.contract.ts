@@ -13,6 +13,7 @@ import { getEvent, listEvents } from "../../lib/rules/read-events.js"
 import { authenticate, createApiKey, createWorkspace, listApiKeys, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { insurancePayload, validPayload } from "../support/payloads.js"
 import { type Harness, runWith } from "../support/run.js"
+import { boundedReadsContract } from "./bounded-reads.contract.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
@@ -674,6 +675,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
 
     clearinghouseContract((effect) => run(effect), test)
     clearinghouseRaces((effect) => run(effect), test)
+    boundedReadsContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
   })
