@@ -18,6 +18,7 @@ import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
+import { x12BoundsContract } from "./x12-bounds.contract.js"
 
 type Services = Storage | Clock | Ids
 const T0 = Date.parse("2026-11-01T00:00:00.000Z")
@@ -676,6 +677,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     clearinghouseContract((effect) => run(effect), test)
     clearinghouseRaces((effect) => run(effect), test)
     boundedReadsContract((effect) => run(effect), test)
+    x12BoundsContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
   })
