@@ -52,7 +52,7 @@ const seed = async (db: string, pcns: ReadonlyArray<string>) => {
 
 describe("encounterd CLI: clearinghouse and x12", () => {
   test("every command has --help", async () => {
-    for (const command of [["clearinghouse", "set"], ["clearinghouse", "show"], ["x12", "export"], ["x12", "import"]]) {
+    for (const command of [["clearinghouse", "set"], ["clearinghouse", "show"], ["x12", "export"], ["x12", "import"], ["x12", "files"], ["x12", "outcomes"], ["claims", "remittances"]]) {
       const r = await runCli([...command, "--help"])
       expect([r.code, r.stdout.includes(`Usage: encounterd ${command.join(" ")}`)]).toEqual([0, true])
     }

@@ -100,3 +100,43 @@ export const repetitionsUnder = (bytes: number, make: (n: number) => string): nu
   const two = make(2).length
   return Math.floor((bytes - one) / (two - one))
 }
+
+/** What a request answered, how long it took, and how fast `/healthz` answered meanwhile. */
+export interface UnderLoad {
+  readonly status: number
+  readonly body: any
+  readonly ms: number
+  /** `/healthz` latencies while the request ran, sorted, in milliseconds. */
+  readonly healthz: ReadonlyArray<number>
+  readonly healthzP99: number
+}
+
+/**
+ * Sends `body` to `POST {base}/api/x12/inbound` while asking `{base}/healthz` every 10 ms (one at a
+ * time) until the import is answered.
+ */
+export const importUnderLoad = async (base: string, key: string, body: string): Promise<UnderLoad> => {
+  const started = performance.now()
+  let done = false
+  const request = fetch(`${base}/api/x12/inbound`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/edi-x12" },
+    body
+  }).then(async (r) => {
+    const answer = { status: r.status, text: await r.text(), ms: performance.now() - started }
+    done = true
+    return answer
+  })
+  const healthz: Array<number> = []
+  while (!done) {
+    const t = performance.now()
+    const r = await fetch(`${base}/healthz`)
+    await r.arrayBuffer()
+    healthz.push(performance.now() - t)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const answer = await request
+  healthz.sort((a, b) => a - b)
+  const p99 = healthz[Math.max(0, Math.ceil(healthz.length * 0.99) - 1)] ?? 0
+  return { status: answer.status, body: JSON.parse(answer.text), ms: answer.ms, healthz, healthzP99: p99 }
+}

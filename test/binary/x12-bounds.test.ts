@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
+import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
+import { api, ensureBinary, removeTemps, type RunningBinary, runCli, startBinary, tempDb } from "../support/binary.js"
+import { bomb835, bomb999Ik4, bomb999Sets, importUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+
+/**
+ * The security review's three hostile files against the compiled binary (its server on a SQLite
+ * file, as shipped) at the 10 MiB body limit: each is answered within 2 s while /healthz answers
+ * within 250 ms at p99; what each stores is bounded; the files list summaries; the outcomes and a
+ * claim's remittances are paged over HTTP and through the CLI.
+ */
+
+const LIMIT = 10 * 1024 * 1024
+const SLOW = 120_000
+const CLAIMS = 100
+
+let db: string
+let server: RunningBinary
+let key: string
+let group: number
+const claims: Array<{ encounter: string; claim: string; pcn: string }> = []
+const pcn = (i: number) => `PCN${String(i).padStart(7, "0")}`
+
+beforeAll(async () => {
+  ensureBinary()
+  db = tempDb("x12-bounds")
+  server = await startBinary({ db, args: ["--rate-limit", "0"] })
+  const made = await runCli(["keys", "create", "--workspace", "default", "--scope", "claims:write"], { db })
+  expect(made.code).toBe(0)
+  key = made.json.key
+  expect((await api(server.url, key, "/api/workspace/clearinghouse", { method: "PUT", body: clearinghouseSettingsInput })).status).toBe(200)
+  for (let i = 0; i < CLAIMS; i++) {
+    const created = await api(server.url, key, "/api/encounters", { body: exportablePayload(`bin-bounds-${i}`, pcn(i)) })
+    const read = await api(server.url, key, `/api/encounters/${created.body.encounter_id}`)
+    claims.push({ encounter: created.body.encounter_id, claim: read.body.latest_claim_id, pcn: pcn(i) })
+  }
+  const batch = await api(server.url, key, "/api/x12/837p-batches", { body: { claim_ids: claims.map((c) => c.claim) } })
+  expect(batch.status).toBe(201)
+  group = batch.body.group_control_number
+}, SLOW)
+
+afterAll(async () => {
+  await server?.stop()
+  removeTemps()
+})
+
+const answered = (r: Awaited<ReturnType<typeof importUnderLoad>>) => ({ status: r.status, within2s: r.ms < 2000, healthzP99Within250ms: r.healthzP99 < 250 })
+
+describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
+  test("80,000+ IK4s in one 999: imported within 2 s, /healthz p99 within 250 ms, at most one outcome per claim", async () => {
+    const text = bomb999Ik4(701, group, repetitionsUnder(LIMIT, (n) => bomb999Ik4(701, group, n)))
+    const r = await importUnderLoad(server.url, key, text)
+    expect(answered(r)).toEqual({ status: 200, within2s: true, healthzP99Within250ms: true })
+    expect(r.body.summary.total).toBeLessThanOrEqual(CLAIMS)
+  }, SLOW)
+
+  test("a 999 acknowledging the 100-claim batch over and over: 100 outcomes, not one per acknowledgment; the file list is a summary", async () => {
+    const text = bomb999Sets(702, group, repetitionsUnder(LIMIT, (n) => bomb999Sets(702, group, n)))
+    const r = await importUnderLoad(server.url, key, text)
+    expect(answered(r)).toEqual({ status: 200, within2s: true, healthzP99Within250ms: true })
+    expect(r.body.summary.total).toBe(CLAIMS)
+    const files = await fetch(`${server.url}/api/x12/files`, { headers: { authorization: `Bearer ${key}` } })
+    const text_ = await files.text()
+    expect(text_.length).toBeLessThan(64 * 1024)
+    const listed = JSON.parse(text_).items[0]
+    expect([listed.id, listed.summary, listed.claims.length]).toEqual([r.body.id, r.body.summary, 20])
+
+    const page = await runCli(["x12", "outcomes", r.body.id, "--workspace", "default", "--limit", "60"], { db })
+    expect([page.code, page.json.items.length, typeof page.json.next_page_token]).toEqual([0, 60, "string"])
+    const rest = await runCli(["x12", "outcomes", r.body.id, "--workspace", "default", "--limit", "60", "--page-token", page.json.next_page_token], { db })
+    expect([rest.json.items.length, rest.json.next_page_token]).toEqual([40, null])
+    const files_ = await runCli(["x12", "files", "--workspace", "default", "--limit", "1"], { db })
+    expect(files_.json.items[0]).toEqual(listed)
+  }, SLOW)
+
+  test("one claim's CLP repeated up to 10 MiB: refused within 2 s; the claim gains no remittance", async () => {
+    const target = claims[0]!
+    const text = bomb835(703, repetitionsUnder(LIMIT, (n) => bomb835(703, n, () => target.pcn)), () => target.pcn)
+    const r = await importUnderLoad(server.url, key, text)
+    expect(answered(r)).toEqual({ status: 422, within2s: true, healthzP99Within250ms: true })
+    expect(r.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
+    const read = await api(server.url, key, `/api/encounters/${target.encounter}`)
+    expect(read.body.latest_claim.remittances).toEqual([])
+  }, SLOW)
+
+  test("a claim paid in many files: reads carry its 20 most recent remittances, the route and the CLI page all of them", async () => {
+    const target = claims[1]!
+    for (let f = 0; f < 8; f++) {
+      const res = await fetch(`${server.url}/api/x12/inbound`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/edi-x12" },
+        body: bomb835(710 + f, 3, () => target.pcn)
+      })
+      expect(res.status).toBe(200)
+    }
+    const read = await api(server.url, key, `/api/encounters/${target.encounter}`)
+    expect([read.body.latest_claim.remittances.length, read.body.latest_claim.more_remittances]).toEqual([REMITTANCES_SHOWN, true])
+    const first = await api(server.url, key, `/api/claims/${target.claim}/remittances?limit=20`)
+    const second = await api(server.url, key, `/api/claims/${target.claim}/remittances?limit=20&page_token=${first.body.next_page_token}`)
+    expect([first.body.items.length, second.body.items.length, second.body.next_page_token]).toEqual([20, 4, null])
+    const viaCli = await runCli(["claims", "remittances", target.claim, "--workspace", "default", "--limit", "20"], { db })
+    expect(viaCli.json.items.map((r: { id: string }) => r.id)).toEqual(first.body.items.map((r: { id: string }) => r.id))
+    const bad = await runCli(["claims", "remittances", target.claim, "--workspace", "default", "--limit", "many"], { db })
+    expect(bad.code).toBe(2)
+  }, SLOW)
+})

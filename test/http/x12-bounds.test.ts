@@ -1,0 +1,146 @@
+import { rmSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
+import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
+import { startTestServer, type TestServer } from "../support/server.js"
+import { bomb835, bomb999Ik4, bomb999Sets, importUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+import { api, expectProblem, unknownUuid } from "./client.js"
+
+/**
+ * The hostile files of the security review, over HTTP on a SQLite file at the 10 MiB body limit:
+ * each is answered (imported within bounds, or refused) within 2 s while /healthz keeps answering
+ * within 250 ms; what they store is bounded; the files list summaries; outcomes and remittances are
+ * paged on their own routes.
+ */
+
+const LIMIT = 10 * 1024 * 1024
+const SLOW = 60_000
+const CLAIMS = 100
+
+let dir: string
+let server: TestServer
+let call: ReturnType<typeof api>
+let group: number
+const claims: Array<{ encounter: string; claim: string; pcn: string }> = []
+const writer = () => ({ key: server.keys.aWriter })
+const x12 = (text: string) => ({ ...writer(), raw: text, headers: { "content-type": "application/edi-x12" } })
+const pcn = (i: number) => `PCN${String(i).padStart(7, "0")}`
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "encounterd-x12-bounds-"))
+  server = await startTestServer({ db: join(dir, "x12.sqlite") })
+  call = api(server)
+  expect((await call("PUT", "/api/workspace/clearinghouse", { ...writer(), body: clearinghouseSettingsInput })).status).toBe(200)
+  for (let i = 0; i < CLAIMS; i++) {
+    const created = await call("POST", "/api/encounters", { body: exportablePayload(`bounds-${i}`, pcn(i)) })
+    const read = await call("GET", `/api/encounters/${created.body.encounter_id}`)
+    claims.push({ encounter: created.body.encounter_id, claim: read.body.latest_claim_id, pcn: pcn(i) })
+  }
+  const batch = await call("POST", "/api/x12/837p-batches", { ...writer(), body: { claim_ids: claims.map((c) => c.claim) } })
+  expect(batch.status).toBe(201)
+  group = batch.body.group_control_number
+}, SLOW)
+afterAll(async () => {
+  await server.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe("hostile files at the 10 MiB limit", () => {
+  test("a 999 of IK4 element errors: imported within 2 s, /healthz p99 within 250 ms, one outcome per claim of the set", async () => {
+    const text = bomb999Ik4(901, group, repetitionsUnder(LIMIT, (n) => bomb999Ik4(901, group, n)))
+    expect(text.length).toBeGreaterThan(LIMIT - 100)
+    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
+    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
+    expect(r.body.summary.total).toBeLessThanOrEqual(CLAIMS)
+    expect(r.body.claims.every((c: { outcome: string }) => c.outcome === "status_changed")).toBe(true)
+  }, SLOW)
+
+  test("a 999 acknowledging the batch's set over and over: within 2 s, one outcome per claim, the list of files a summary", async () => {
+    const text = bomb999Sets(902, group, repetitionsUnder(LIMIT, (n) => bomb999Sets(902, group, n)))
+    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
+    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
+    const outcomes = r.body.summary.total
+    expect(outcomes).toBeLessThanOrEqual(CLAIMS)
+    expect(r.body.claims[0].detail).toMatch(/named \d+ times in this file; the last entry kept/)
+    const files = await call("GET", "/api/x12/files")
+    expect(files.text.length).toBeLessThan(64 * 1024)
+    expect(files.body.items[0]).toMatchObject({ id: r.body.id, kind: "999", summary: r.body.summary })
+    expect(files.body.items[0].claims.length).toBeLessThanOrEqual(20)
+    // Every outcome, paged in file order, once.
+    const seen: Array<string> = []
+    let page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30`)
+    seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
+    while (page.body.next_page_token !== null) {
+      page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30&page_token=${page.body.next_page_token}`)
+      seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
+    }
+    expect([seen.length, new Set(seen).size]).toEqual([outcomes, outcomes])
+    expect((await call("GET", `/api/x12/files/${r.body.id}`)).body).toEqual(files.body.items[0])
+  }, SLOW)
+
+  test("an 835 repeating one claim's CLP: refused within 2 s, nothing stored on the claim", async () => {
+    const target = claims[0]!
+    const text = bomb835(903, repetitionsUnder(LIMIT, (n) => bomb835(903, n, () => target.pcn)), () => target.pcn)
+    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
+    expect({ status: r.status, code: r.body.code, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 422, code: "invalid_x12", fast: true, healthz: true })
+    expect(r.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
+    const read = await call("GET", `/api/encounters/${target.encounter}`)
+    expect([read.body.latest_claim.remittances, read.body.latest_claim.more_remittances]).toEqual([[], false])
+    expect((await call("GET", "/api/x12/files?limit=1")).body.items[0]).toMatchObject({ kind: "invalid", summary: { total: 0 } })
+  }, SLOW)
+
+  test("an 835 naming claims no one has: within 2 s, at most 1001 outcomes", async () => {
+    const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
+    const text = bomb835(904, repetitionsUnder(LIMIT, (n) => bomb835(904, n, unknown)), unknown)
+    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
+    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
+    expect([r.body.summary.total, r.body.summary.unmatched, r.body.claims.length]).toEqual([1001, 1001, 1000])
+  }, SLOW)
+})
+
+describe("a claim's remittances", () => {
+  test(`reads carry the ${REMITTANCES_SHOWN} most recent and say there are more; the route pages them all, newest first`, async () => {
+    const target = claims[1]!
+    // Eight 835s, each with three CLPs for the claim (the most one file may carry).
+    for (let f = 0; f < 8; f++) {
+      const res = await call("POST", "/api/x12/inbound", x12(bomb835(910 + f, 3, () => target.pcn)))
+      expect(res.status).toBe(200)
+    }
+    const read = (await call("GET", `/api/encounters/${target.encounter}`)).body.latest_claim
+    expect([read.remittances.length, read.more_remittances]).toEqual([REMITTANCES_SHOWN, true])
+    const compat = (await call("GET", `/api/encounters/compat-version/${target.encounter}`)).body
+    expect(compat.claims[0].eras.length).toBe(REMITTANCES_SHOWN)
+    const listed = (await call("GET", "/api/encounters?limit=100")).body.items.find((e: { id: string }) => e.id === target.encounter)
+    expect(listed.latest_claim.remittances.length).toBe(REMITTANCES_SHOWN)
+
+    const all: Array<string> = []
+    let page = await call("GET", `/api/claims/${target.claim}/remittances?limit=7`)
+    all.push(...page.body.items.map((r: { id: string }) => r.id))
+    while (page.body.next_page_token !== null) {
+      page = await call("GET", `/api/claims/${target.claim}/remittances?limit=7&page_token=${page.body.next_page_token}`)
+      all.push(...page.body.items.map((r: { id: string }) => r.id))
+    }
+    expect([all.length, new Set(all).size]).toEqual([24, 24])
+    // The read's remittances are the newest, oldest first.
+    expect(read.remittances.map((r: { id: string }) => r.id)).toEqual(all.slice(0, REMITTANCES_SHOWN).reverse())
+    const back = await call("GET", `/api/claims/${target.claim}/remittances?limit=7&page_token=${page.body.prev_page_token}`)
+    expect(back.body.items.map((r: { id: string }) => r.id)).toEqual(all.slice(14, 21))
+
+    expectProblem(await call("GET", `/api/claims/${target.claim}/remittances`, { key: server.keys.b }), 404, "not_found")
+    expectProblem(await call("GET", `/api/claims/${unknownUuid()}/remittances`), 404, "not_found")
+    expectProblem(await call("GET", `/api/claims/${target.claim}/remittances?limit=101`), 400, "invalid_parameter")
+    expectProblem(await call("GET", `/api/claims/${target.claim}/remittances?page_token=nope`), 400, "invalid_parameter")
+    expectProblem(await call("GET", `/api/claims/${claims[2]!.claim}/remittances?page_token=${page.body.prev_page_token}`), 400, "invalid_parameter")
+  }, SLOW)
+
+  test("a file's outcomes: another workspace's file and bad pages are refused", async () => {
+    const file = (await call("GET", "/api/x12/files?limit=1")).body.items[0]
+    expectProblem(await call("GET", `/api/x12/files/${file.id}/outcomes`, { key: server.keys.b }), 404, "not_found")
+    expectProblem(await call("GET", `/api/x12/files/${unknownUuid()}/outcomes`), 404, "not_found")
+    expectProblem(await call("GET", `/api/x12/files/${file.id}/outcomes?limit=0`), 400, "invalid_parameter")
+    expectProblem(await call("GET", `/api/x12/files/${file.id}/outcomes?page_token=%%%`), 400, "invalid_parameter")
+  })
+})
