@@ -118,16 +118,48 @@ export { createX12Batch, MAX_BATCH_CLAIMS, preview837P } from "./rules/x12-expor
 /**
  * 999, 277CA and 835 in. `importX12File({workspace_id, body, content_type, key_id?})` →
  * `InboundResult` `{id, kind, duplicate, claims: [{patient_control_number, claim_id, outcome,
- * previous_status, status, detail}]}`; the file and its effects in one write; the same
+ * previous_status, status, detail}], summary}`; the file and its effects in one write; the same
  * interchange again answers `duplicate: true` and applies nothing; malformed input fails with
- * `X12ReadError` (segment id and 1-based position) and applies nothing.
+ * `X12ReadError` (segment id and 1-based position) and applies nothing, as does a file beyond what
+ * one file may do: an 835 with more than `MAX_CLAIM_PAYMENTS_PER_FILE` CLPs for one claim, a 999
+ * acknowledging more than `MAX_999_GROUPS` batches. A claim a 999 or 277CA names again has one
+ * outcome (the last decision); at most `MAX_UNMATCHED_OUTCOMES` unmatched entries are listed; the
+ * answer lists the first `IMPORT_OUTCOMES_SHOWN` outcomes, `listX12FileOutcomes` pages them all.
  */
 export { importX12File, type X12Upload } from "./rules/x12-import.js"
-/** Reads: batches (`getX12BatchFile` answers the exact bytes) and files received, newest first. */
-export { getX12Batch, getX12BatchFile, getX12File, listX12Batches, listX12Files, type X12PageQuery } from "./rules/x12-reads.js"
+export { MAX_999_GROUPS, MAX_CLAIM_PAYMENTS_PER_FILE, MAX_UNMATCHED_OUTCOMES } from "./rules/x12-import-bounds.js"
+/**
+ * Reads: batches (`getX12BatchFile` answers the exact bytes) and files received, newest first,
+ * each with a summary of its outcomes and its first `FILE_OUTCOMES_SHOWN`;
+ * `listX12FileOutcomes(ws, fileId, {limit?, page_token?})` pages a file's outcomes in file order
+ * (`X12FileNotFound`, `InvalidQuery`).
+ */
+export {
+  getX12Batch,
+  getX12BatchFile,
+  getX12File,
+  listX12Batches,
+  listX12FileOutcomes,
+  listX12Files,
+  type X12PageQuery
+} from "./rules/x12-reads.js"
+/**
+ * A claim's remittances, newest first, paged: `listClaimRemittances(ws, claimId, {limit?,
+ * page_token?})` (`ClaimNotFound`, `InvalidQuery`). Reads of a claim carry its
+ * `REMITTANCES_SHOWN` most recent and `more_remittances`.
+ */
+export { listClaimRemittances, type RemittancePageQuery } from "./rules/claim-remittances.js"
 export { ClearinghouseSettings, InvalidClearinghouseSettings, decodeClearinghouseSettings } from "./domain/clearinghouse.js"
-export { InboundClaimOutcome, InboundResult, X12Batch, X12File } from "./domain/x12-exchange.js"
-export { Remittance } from "./domain/remittance.js"
+export {
+  FILE_OUTCOMES_SHOWN,
+  IMPORT_OUTCOMES_SHOWN,
+  InboundClaimOutcome,
+  InboundResult,
+  OutcomeSummary,
+  X12Batch,
+  X12File
+} from "./domain/x12-exchange.js"
+export { Remittance, REMITTANCES_SHOWN } from "./domain/remittance.js"
 export {
   BatchTransitionsRefused,
   ClearinghouseNotConfigured,
