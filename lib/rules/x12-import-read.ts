@@ -61,7 +61,7 @@ export const pause: Effect.Effect<void> = Effect.async<void>((resume) => {
 })
 
 /** Runs a paced read, pausing between its chunks: a 10 MiB file takes some hundreds of milliseconds. */
-export const runPaced = <A>(paced: Paced<A>): Effect.Effect<A> =>
+export const runWithPauses = <A>(paced: Paced<A>): Effect.Effect<A> =>
   Effect.gen(function* () {
     for (;;) {
       const step = paced.next()

@@ -20,7 +20,7 @@ import { PACE } from "../x12/read/paced.js"
 import type { Remittance835 } from "../x12/read/remit-835.js"
 import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
-import { parsePaced, pause, runPaced } from "./x12-import-read.js"
+import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
@@ -199,7 +199,7 @@ export const importX12File = (upload: X12Upload) =>
       size: upload.body.byteLength,
       body: upload.body
     })
-    const read = yield* runPaced(parsePaced(new TextDecoder().decode(upload.body)))
+    const read = yield* runWithPauses(parsePaced(new TextDecoder().decode(upload.body)))
     if (Either.isLeft(read)) {
       // Kept as received, with why: the list of files shows what came in, also what was refused.
       const id = ids.next()
