@@ -87,6 +87,26 @@ export const EncounterRow = Schema.Struct({
 })
 export type EncounterRow = typeof EncounterRow.Type
 
+/** The claim columns the encounter's row copies (`latest_claim_*`), by the claim's column. */
+const latestClaimCopies = {
+  status: "latest_claim_status",
+  created_at: "latest_claim_created_at",
+  status_changed_at: "latest_claim_status_changed_at",
+  patient_control_number: "latest_claim_patient_control_number",
+  payer_claim_control_number: "latest_claim_payer_claim_control_number",
+  processing_started_at: "latest_claim_processing_started_at"
+} as const satisfies { readonly [K in keyof ClaimRecord]?: keyof EncounterRow }
+
+/** What the encounter's row copies of claim columns being set: the `latest_claim_*` columns. */
+export const latestClaimCopy = (set: Partial<ClaimRecord>): Partial<EncounterRow> => {
+  const copy: Record<string, unknown> = {}
+  for (const [column, value] of Object.entries(set)) {
+    const to = (latestClaimCopies as Readonly<Record<string, string | undefined>>)[column]
+    if (to !== undefined && value !== undefined) copy[to] = value
+  }
+  return copy as Partial<EncounterRow>
+}
+
 export interface EncounterWithClaim {
   readonly encounter: EncounterRecord
   readonly claim: ClaimRecord
@@ -98,12 +118,7 @@ export interface EncounterWithClaim {
 export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord, rawRequestId: RawRequestId | null): EncounterRow => ({
   ...encounter,
   raw_request_id: rawRequestId,
-  latest_claim_status: claim.status,
-  latest_claim_created_at: claim.created_at,
-  latest_claim_status_changed_at: claim.status_changed_at,
-  latest_claim_patient_control_number: claim.patient_control_number,
-  latest_claim_payer_claim_control_number: claim.payer_claim_control_number,
-  latest_claim_processing_started_at: claim.processing_started_at,
+  ...(latestClaimCopy(claim) as Pick<EncounterRow, (typeof latestClaimCopies)[keyof typeof latestClaimCopies]>),
   latest_claim_remittances_at: null,
   revision: 0
 })

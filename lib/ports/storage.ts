@@ -7,7 +7,7 @@ import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
 import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
 import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
-import type { Write, WriteResult } from "./write.js"
+import type { CommittedWrite, WriteResult } from "./write.js"
 
 /** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
 export interface EncounterScan {
@@ -78,8 +78,11 @@ export interface WebhookDeliveryScan {
 export interface StorageShape {
   /** Succeeds when the store answers (readiness). */
   readonly ping: () => Effect.Effect<void, StorageError>
-  /** Executes a write atomically: all of its steps, or none when a precondition refuses it. */
-  readonly write: <R>(write: Write<R>) => Effect.Effect<WriteResult<R>, StorageError>
+  /**
+   * Executes a write atomically: all of its steps, or none when a precondition refuses it. Rules
+   * write through `commit` (`lib/rules/commit.ts`), which alone makes a `CommittedWrite`.
+   */
+  readonly write: <R>(write: CommittedWrite<R>) => Effect.Effect<WriteResult<R>, StorageError>
 
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>

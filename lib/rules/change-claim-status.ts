@@ -1,4 +1,6 @@
 import { Effect, Option } from "effect"
+import { statusMove } from "./claim-writes.js"
+import { commit } from "./commit.js"
 import { allowedTransitions, type ClaimStatus } from "../domain/claim-status.js"
 import { type Claim, type ClaimRecord, toClaim } from "../domain/encounter.js"
 import type { EventRecord } from "../domain/event.js"
@@ -7,9 +9,6 @@ import { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
 import { isUuid } from "../domain/ids.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
-import { appendEvent, type Insert, update, type Write } from "../ports/write.js"
-import { notifyDeliveries } from "../webhooks/signal.js"
-import { deliveriesFor } from "./webhook-outbox.js"
 
 export interface StatusChangeResult {
   readonly claim: Claim
@@ -50,12 +49,8 @@ function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status
     }
     const at = isoTime(clock.now())
     const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
-    // The outbox, read just before the write (see webhook-outbox.ts).
-    const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
-    const result = yield* storage.write(statusMove(workspaceId, encounter, claim, status, at, event, deliveries))
-    const applied = result._tag === "Written"
-    if (applied) {
-      if (deliveries.length > 0) yield* notifyDeliveries
+    const result = yield* commit(statusMove(workspaceId, encounter, claim, status, at, event))
+    if (result._tag === "Written") {
       const updated = { ...claim, status, status_changed_at: at }
       return { claim: toClaim(encounter.payload, updated), encounter_id: encounter.id, changed: true }
     }
@@ -85,35 +80,4 @@ export const statusUpdated = (
     status: next,
     ...(note !== undefined ? { note } : {})
   }
-})
-
-/**
- * The write of one status move: the claim's status, compare-and-set on the status it was read
- * with (refused when another move came first); its StatusUpdated event, whose recorded time
- * becomes the encounter's `last_event_at`; while this claim is the encounter's latest, the copy of
- * its status on the encounter's row, in the same update as the time (compare-and-set on the
- * latest claim, refused if another claim has become the latest since the read); and the event's
- * outbox deliveries.
- */
-export const statusMove = (
-  ws: WorkspaceId,
-  encounter: { readonly id: EncounterId; readonly latest_claim_id: ClaimId },
-  claim: ClaimRecord,
-  next: string,
-  at: string,
-  event: EventRecord,
-  deliveries: ReadonlyArray<Insert<"webhook_deliveries", never>> = []
-): Write<"stale"> => ({
-  operation: "changeClaimStatus",
-  steps: [
-    update("claims", claim.id, { workspace_id: ws, status: claim.status }, { status: next, status_changed_at: at }, "stale"),
-    encounter.latest_claim_id === claim.id
-      ? appendEvent<"stale">(event, encounter.id, {
-          where: { latest_claim_id: claim.id },
-          set: { latest_claim_status: next, latest_claim_status_changed_at: at },
-          ifUnmatched: "stale"
-        })
-      : appendEvent(event, encounter.id),
-    ...deliveries
-  ]
 })

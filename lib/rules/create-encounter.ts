@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto"
+import { commit } from "./commit.js"
 import { Effect, Either, Option } from "effect"
 import { type ClaimRecord, type EncounterRecord, initialClaimStatus, type RawOutcome, type RawRequestRecord, toEncounterRow } from "../domain/encounter.js"
 import type { EncounterCreate } from "../domain/encounter-input.js"
@@ -11,8 +12,6 @@ import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { appendEvent, insert, type Write } from "../ports/write.js"
 import { validBodies } from "./valid-bodies.js"
-import { notifyDeliveries } from "../webhooks/signal.js"
-import { deliveriesFor } from "./webhook-outbox.js"
 
 export interface IntakeRequest {
   readonly workspace_id: WorkspaceId
@@ -68,10 +67,9 @@ function* intakeEncounterGen(req: IntakeRequest) {
     result
   })
   const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
-    storage.write({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
+    commit({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
   const duplicate = (encounter_id: EncounterId, external_id: string) =>
-    storage
-      .write({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
+    commit({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
       .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
 
   // A replay of bytes that passed validation before skips parsing and validating them again.
@@ -100,16 +98,10 @@ function* intakeEncounterGen(req: IntakeRequest) {
   const known = yield* storage.findEncounterIdByExternalId(ws, ext)
   if (Option.isSome(known)) return yield* duplicate(known.value, ext)
 
-  // The outbox: one indexed read of the enabled endpoints, their deliveries in the same write.
-  const endpoints = yield* storage.enabledWebhookEndpoints(ws)
   for (let attempt = 0; ; attempt++) {
     const created = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
-    const deliveries = deliveriesFor(endpoints, created.event, ids.next)
-    const result = yield* storage.write(
-      creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext), deliveries)
-    )
+    const result = yield* commit(creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext)))
     if (result._tag === "Written") {
-      if (deliveries.length > 0) yield* notifyDeliveries
       return { encounter_id: created.encounter.id, duplicate: false, raw_request_id: received.id } satisfies IntakeResult
     }
     const refusal = result.refusal
@@ -129,14 +121,10 @@ type CreationRefusal = { readonly _tag: "Duplicate"; readonly encounter_id: Enco
 /**
  * The write of an accepted create: the encounter (refused when its external id is already taken in
  * the workspace: the holder is the winner of a race, and this request is its replay), its first
- * claim (refused when the control number is taken), the Created event, the raw request, and the
- * event's outbox deliveries.
+ * claim (refused when the control number is taken), the Created event and the raw request (the
+ * commit path adds the event's outbox deliveries).
  */
-const creation = (
-  { encounter, claim, event }: ReturnType<typeof newEncounter>,
-  raw: RawRequestRecord,
-  deliveries: ReturnType<typeof deliveriesFor>
-): Write<CreationRefusal> => ({
+const creation = ({ encounter, claim, event }: ReturnType<typeof newEncounter>, raw: RawRequestRecord): Write<CreationRefusal> => ({
   operation: "createEncounter",
   steps: [
     insert("encounters", toEncounterRow(encounter, claim, raw.id), {
@@ -145,8 +133,7 @@ const creation = (
     }),
     insert("claims", claim, { unique: "patient_control_number", refuse: () => ({ _tag: "PatientControlNumberTaken" }) }),
     appendEvent(event, encounter.id),
-    insert("raw_requests", raw),
-    ...deliveries
+    insert("raw_requests", raw)
   ]
 })
 

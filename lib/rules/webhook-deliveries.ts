@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { commit } from "./commit.js"
 import { FieldIssue, InvalidQuery } from "../domain/errors.js"
 import { isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
@@ -11,10 +12,10 @@ import {
 import { InvalidWebhookInput, WebhookDeliveryNotFound } from "../domain/webhook-errors.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
-import { insert, update } from "../ports/write.js"
+import { update } from "../ports/write.js"
 import { notifyDeliveries } from "../webhooks/signal.js"
 import { findEndpoint } from "./webhook-endpoints.js"
-import { queued } from "./webhook-outbox.js"
+import { redeliveries } from "./webhook-outbox.js"
 
 
 export interface DeliveryListQuery {
@@ -59,7 +60,7 @@ export const retryWebhookDelivery = (ws: WorkspaceId, id: string) =>
     for (;;) {
       const delivery = yield* findDelivery(ws, id)
       const set: Partial<WebhookDeliveryRecord> = { status: "pending", next_attempt_at: isoTime(clock.now()) }
-      const result = yield* storage.write({
+      const result = yield* commit({
         operation: "retryWebhookDelivery",
         steps: [
           update("webhook_deliveries", delivery.id, { workspace_id: ws, status: delivery.status, attempts: delivery.attempts }, set, "stale")
@@ -103,9 +104,9 @@ export const recoverWebhookDeliveries = (ws: WorkspaceId, endpointId: string, bo
       })
       const batch = events.slice(0, RECOVER_BATCH)
       if (batch.length > 0) {
-        yield* storage.write({
+        yield* commit({
           operation: "recoverWebhookDeliveries",
-          steps: batch.map((e) => insert("webhook_deliveries", queued(endpoint, e, ids.next(), now)))
+          steps: redeliveries(endpoint, batch, ids.next, now)
         })
         count += batch.length
       }

@@ -1,4 +1,5 @@
 import { Effect, Either, Option } from "effect"
+import { commit } from "./commit.js"
 import { FieldIssue, type StorageError } from "../domain/errors.js"
 import { isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, type Page, toPage, tokenScope } from "../domain/page.js"
@@ -74,7 +75,7 @@ export const createWebhookEndpoint = (
       created_at: now,
       updated_at: now
     }
-    yield* (yield* Storage).write({ operation: "createWebhookEndpoint", steps: [insert("webhook_endpoints", endpoint)] })
+    yield* commit({ operation: "createWebhookEndpoint", steps: [insert("webhook_endpoints", endpoint)] })
     return { ...toWebhookEndpointView(endpoint), secret }
   })
 
@@ -119,7 +120,7 @@ export const updateWebhookEndpoint = (ws: WorkspaceId, id: string, body: unknown
       ...statusFields,
       updated_at: now
     }
-    yield* (yield* Storage).write({
+    yield* commit({
       operation: "updateWebhookEndpoint",
       steps: [update("webhook_endpoints", endpoint.id, { workspace_id: ws }, set)]
     })
@@ -130,7 +131,7 @@ export const updateWebhookEndpoint = (ws: WorkspaceId, id: string, body: unknown
 export const deleteWebhookEndpoint = (ws: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     const endpoint = yield* findEndpoint(ws, id)
-    yield* (yield* Storage).write({
+    yield* commit({
       operation: "deleteWebhookEndpoint",
       steps: [remove("webhook_endpoints", endpoint.id, { workspace_id: ws })]
     })
@@ -150,7 +151,7 @@ export const rotateWebhookSecret = (ws: WorkspaceId, id: string) =>
       const nowMs = clock.now()
       const rotated = rotateSecrets(endpoint, key, nowMs)
       // Compare-and-set on the secret read: of two rotations at once, the later one reads again.
-      const result = yield* storage.write({
+      const result = yield* commit({
         operation: "rotateWebhookSecret",
         steps: [
           update(

@@ -23,7 +23,18 @@ export const deliveriesFor = (
 ): ReadonlyArray<Insert<"webhook_deliveries", never>> =>
   endpoints.filter((e) => endpointTakes(e, event.event_type)).map((e) => insert("webhook_deliveries", queued(e, event, nextId())))
 
-export const queued = (
+/**
+ * Deliveries of past events to one endpoint again (`recover`): one pending delivery per event,
+ * due at `at`. The only outbox rows not written with their event.
+ */
+export const redeliveries = (
+  endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
+  events: ReadonlyArray<Pick<EventRecord, "id" | "event_type" | "created_at">>,
+  nextId: () => string,
+  at: string
+): ReadonlyArray<Insert<"webhook_deliveries", never>> => events.map((e) => insert("webhook_deliveries", queued(endpoint, e, nextId(), at)))
+
+const queued = (
   endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
   event: Pick<EventRecord, "id" | "event_type" | "created_at">,
   id: string,

@@ -5,9 +5,10 @@ import { ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/
 import type { RemittanceRecord } from "../domain/remittance.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
 import { Storage } from "../ports/storage.js"
-import { insert, type Step, update } from "../ports/write.js"
+import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
-import { statusMove, statusUpdated } from "./change-claim-status.js"
+import { statusUpdated } from "./change-claim-status.js"
+import { remittanceArrived, setClaimColumns, statusMove } from "./claim-writes.js"
 
 /** Event notes are kept as the status API keeps them: at most 2000 characters. */
 const MAX_NOTE = 2000
@@ -48,20 +49,11 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     )
   const byId = (id: string) => Effect.map(Effect.flatMap(Storage, (s) => s.findClaim(ws, ClaimId.make(id))), track)
 
+  const ref = (t: Tracked) => ({ encounterId: t.encounterId, latestClaimId: t.latestClaimId, claimId: t.claim.id })
+
   /** Sets claim columns (and their copies on the encounter's row while this claim is its latest). */
   const setClaim = (t: Tracked, set: { readonly payer_claim_control_number?: string; readonly processing_started_at?: string }) => {
-    steps.push(update("claims", t.claim.id, { workspace_id: ws }, set))
-    steps.push(
-      update(
-        "encounters",
-        t.encounterId,
-        { workspace_id: ws, latest_claim_id: t.claim.id },
-        {
-          ...(set.payer_claim_control_number !== undefined ? { latest_claim_payer_claim_control_number: set.payer_claim_control_number } : {}),
-          ...(set.processing_started_at !== undefined ? { latest_claim_processing_started_at: set.processing_started_at } : {})
-        }
-      )
-    )
+    steps.push(...setClaimColumns(ws, ref(t), set))
     t.claim = { ...t.claim, ...set }
   }
 
@@ -71,7 +63,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
 
   const remittance = (t: Tracked, r: Omit<RemittanceRecord, "id" | "workspace_id" | "claim_id" | "received_at">) => {
     steps.push(insert("remittances", { ...r, id: nextId(), workspace_id: ws, claim_id: t.claim.id, received_at: at }))
-    steps.push(update("encounters", t.encounterId, { workspace_id: ws, latest_claim_id: t.claim.id }, { latest_claim_remittances_at: at }))
+    steps.push(...remittanceArrived(ws, ref(t), at))
   }
 
   const unmatched = (pcn: string | null, detail: string) =>

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { commit } from "./commit.js"
 import { Effect, Either, Option } from "effect"
 import type { WorkspaceId } from "../domain/ids.js"
 import type { InboundKind, InboundResult, X12FileRecord } from "../domain/x12-exchange.js"
@@ -165,7 +166,7 @@ export const importX12File = (upload: X12Upload) =>
         claims: [],
         error: read.left.message
       }
-      yield* storage.write({ operation: "importX12File", steps: [insert("x12_files", invalid)] })
+      yield* commit({ operation: "importX12File", steps: [insert("x12_files", invalid)] })
       return yield* read.left
     }
     const { interchange, parsed, kind } = read.right
@@ -189,7 +190,7 @@ export const importX12File = (upload: X12Upload) =>
         claims: plan.outcomes,
         error: null
       }
-      const result = yield* storage.write<"stale" | "duplicate">({
+      const result = yield* commit<"stale" | "duplicate">({
         operation: "importX12File",
         steps: [insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }), ...plan.steps]
       })

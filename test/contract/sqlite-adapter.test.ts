@@ -4,6 +4,7 @@
  * one read transaction, and the key cache, which must still see a revocation made by another
  * connection (the CLI) on the very next request.
  */
+import { rawWrite } from "../support/raw-write.js"
 import { Database } from "bun:sqlite"
 import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -92,7 +93,7 @@ describe("SQLite adapter: group commit", () => {
         runtime.runPromise(Effect.either(createWorkspace("mixed", "Again"))),
         runtime.runPromise(
           Effect.either(
-            storage.write({
+            rawWrite(storage, {
               operation: "insertApiKey",
               steps: [
                 insert("api_keys", {
@@ -244,7 +245,7 @@ describe("SQLite adapter: the feed's recorded times", () => {
       const key = await runtime.runPromise(createApiKey("undo"))
       const failed = await runtime.runPromise(
         Effect.either(
-          storage.write({
+          rawWrite(storage, {
             operation: "appendThenFail",
             steps: [
               appendEvent(event),
@@ -590,11 +591,11 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a write is answered only after the sync that began after its commit; later commits wait for the next sync", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const first = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(1))] }))
+      const first = Effect.runPromise(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(1))] }))
       expect(await settled(first)).toBe(false)
       expect(syncs.length).toBe(1)
       // Committed while the first sync runs: it waits for a sync of its own.
-      const second = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(2))] }))
+      const second = Effect.runPromise(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(2))] }))
       expect(await settled(second)).toBe(false)
       expect(syncs.length).toBe(1)
       syncs[0]!.resolve()
@@ -607,7 +608,7 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a failed sync acknowledges nothing: the callers get a StorageError", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const write = Effect.runPromise(Effect.either(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(3))] })))
+      const write = Effect.runPromise(Effect.either(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(3))] })))
       await settled(write)
       syncs[0]!.reject(new Error("EIO"))
       const outcome = await write

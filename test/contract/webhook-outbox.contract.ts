@@ -1,4 +1,5 @@
 import assert from "node:assert/strict"
+import { rawWrite } from "../support/raw-write.js"
 import { Effect, Layer, Option } from "effect"
 import type { WorkspaceId } from "../../lib/domain/ids.js"
 import type { Clock, Ids } from "../../lib/ports/clock.js"
@@ -14,7 +15,12 @@ import { createWorkspace } from "../../lib/rules/workspaces.js"
 import { deliverOne } from "../../lib/webhooks/deliver.js"
 import { newSecretBoxKey } from "../../lib/webhooks/secret-box.js"
 import { WebhookSettings, type WebhookSettingsShape } from "../../lib/webhooks/settings.js"
+import { putClearinghouseSettings } from "../../lib/rules/clearinghouse-settings.js"
+import { createX12Batch } from "../../lib/rules/x12-export.js"
+import { importX12File } from "../../lib/rules/x12-import.js"
 import { validPayload } from "../support/payloads.js"
+import { make999, x12File } from "../support/x12-files.js"
+import { clearinghouseSettingsInput, exportablePayload } from "./clearinghouse.contract.js"
 import type { Harness } from "../support/run.js"
 
 type Services = Storage | Clock | Ids
@@ -90,6 +96,67 @@ export const webhookOutboxContract = (
       })
     ))
 
+  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835) queues one delivery per enabled endpoint that takes each event", () =>
+    run(
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("hooks-every", "E")).id
+        const other = (yield* createWorkspace("hooks-every-b", "B")).id
+        yield* putClearinghouseSettings(ws, clearinghouseSettingsInput)
+        const subscribed = {
+          all: yield* endpoint(ws, {}),
+          created: yield* endpoint(ws, { event_types: ["ExternalApi.Encounter.Created"] }),
+          moved: yield* endpoint(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] }),
+          off: yield* endpoint(ws, {}),
+          elsewhere: yield* endpoint(other, {})
+        }
+        yield* Effect.provide(updateWebhookEndpoint(ws, subscribed.off, { status: "disabled" }), managing)
+        const takes: Record<keyof typeof subscribed, (type: string) => boolean> = {
+          all: () => true,
+          created: (t) => t === "ExternalApi.Encounter.Created",
+          moved: (t) => t === "ExternalApi.Encounter.StatusUpdated",
+          off: () => false,
+          elsewhere: () => false
+        }
+        /** After each operation: every event of the feed has exactly the deliveries its endpoints take. */
+        const check = (operation: string) =>
+          Effect.gen(function* () {
+            const events = (yield* listEvents(ws, { limit: 100 })).items
+            for (const [name, id] of Object.entries(subscribed) as Array<[keyof typeof subscribed, string]>) {
+              const owner = name === "elsewhere" ? other : ws
+              const deliveries = (yield* listWebhookDeliveries(owner, id, { limit: 100 })).items
+              const perEvent = new Map<string, number>()
+              for (const d of deliveries) perEvent.set(d.event_id, (perEvent.get(d.event_id) ?? 0) + 1)
+              for (const e of events) {
+                assert.equal(perEvent.get(e.id) ?? 0, takes[name](e.event_type) ? 1 : 0, `${operation}: ${name} for ${e.event_type} ${e.id}`)
+              }
+              assert.equal(deliveries.length, events.filter((e) => takes[name](e.event_type)).length, `${operation}: ${name} has no other deliveries`)
+            }
+            return events.length
+          })
+
+        const claims: Record<string, string> = {}
+        for (const pcn of ["PCN0001", "PCN0005", "PCN0007", "PCN0010", "PCN0020"]) {
+          const created = yield* createEncounter(ws, exportablePayload(`enc-${pcn}`, pcn))
+          claims[pcn] = (yield* getEncounter(ws, created.encounter_id)).claim.id
+        }
+        assert.equal(yield* check("create"), 5)
+        yield* changeClaimStatus(ws, claims.PCN0020!, "missing_information")
+        assert.equal(yield* check("status move"), 6)
+        yield* changeClaimStatus(ws, claims.PCN0020!, "draft")
+        const batch = yield* createX12Batch(ws, [claims.PCN0001!, claims.PCN0005!, claims.PCN0007!, claims.PCN0010!])
+        assert.equal(yield* check("837P batch"), 11)
+        const bounced = yield* createX12Batch(ws, [claims.PCN0020!])
+        const upload = (text: string) => importX12File({ workspace_id: ws, body: new TextEncoder().encode(text), content_type: "application/edi-x12" })
+        yield* upload(make999(500, bounced.group_control_number, [["0001", "R"]]))
+        assert.equal(yield* check("999"), 13)
+        yield* upload(make999(501, batch.group_control_number, [["0001", "A"]]))
+        yield* upload(x12File("277ca-mixed.x12"))
+        assert.equal(yield* check("277CA"), 15)
+        yield* upload(x12File("835-mixed.x12"))
+        assert.equal(yield* check("835"), 17)
+      })
+    ))
+
   test("outbox: the lease is a compare-and-set (of two claimers one attempts), and the attempt's result is recorded", () =>
     run(
       Effect.gen(function* () {
@@ -127,9 +194,9 @@ export const webhookOutboxContract = (
         const second = yield* listWebhookEndpoints(ws, { limit: 3, page_token: first.next_page_token ?? "" })
         assert.deepEqual([...first.items, ...second.items].map((e) => e.id), [...ids].reverse())
         const storage = yield* Storage
-        yield* storage.write({ operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: other })] })
+        yield* rawWrite(storage, { operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: other })] })
         assert.equal(Option.isSome(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
-        yield* storage.write({ operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: ws })] })
+        yield* rawWrite(storage, { operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: ws })] })
         assert.equal(Option.isNone(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
         assert.equal((yield* storage.enabledWebhookEndpoints(ws)).length, 4)
       })
