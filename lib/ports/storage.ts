@@ -7,6 +7,7 @@ import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
 import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
 import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import type { PagedTable, PageFilter, RecordOf, WorkspaceTable } from "./tables.js"
 import type { CommittedWrite, WriteResult } from "./write.js"
 
 /** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
@@ -57,17 +58,9 @@ export interface PageScan {
   readonly limit: number
 }
 
-/** List a workspace's webhook endpoints newest first by (created_at, id); at most `limit + 1` rows in scan order. */
-export interface WebhookEndpointScan {
-  readonly position?: Position | undefined
-  readonly limit: number
-}
-
-/** List an endpoint's deliveries newest first by (created_at, id); at most `limit + 1` rows in scan order. */
-export interface WebhookDeliveryScan {
-  readonly status?: WebhookDeliveryStatus | undefined
-  readonly position?: Position | undefined
-  readonly limit: number
+/** A page of a table (`Pages`): newest first by its key, the rows equal to `where` on its filter columns. */
+export interface TablePageScan<T extends PagedTable> extends PageScan {
+  readonly where?: { readonly [C in PageFilter<T>]?: C extends keyof RecordOf<T> ? RecordOf<T>[C] | undefined : never }
 }
 
 /**
@@ -84,15 +77,18 @@ export interface StorageShape {
    */
   readonly write: <R>(write: CommittedWrite<R>) => Effect.Effect<WriteResult<R>, StorageError>
 
+  /** The record of a workspace's table with this id (another workspace's is not found). */
+  readonly get: <T extends WorkspaceTable>(table: T, ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<RecordOf<T>>, StorageError>
+  /** A newest-first page of a table by its page key (`Pages` in tables.ts); at most `limit + 1` rows in scan order. */
+  readonly page: <T extends PagedTable>(table: T, ws: WorkspaceId, q: TablePageScan<T>) => Effect.Effect<ReadonlyArray<RecordOf<T>>, StorageError>
+
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>
 
   /** The key with this hash, revoked or not, with its workspace. */
   readonly findApiKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyWithWorkspace>, StorageError>
   readonly listApiKeys: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
-  readonly findApiKey: (ws: WorkspaceId, id: ApiKeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
 
-  readonly findRawRequest: (ws: WorkspaceId, id: RawRequestId) => Effect.Effect<Option.Option<RawRequestRecord>, StorageError>
   readonly listRawRequests: (ws: WorkspaceId, q: RawRequestScan) => Effect.Effect<ReadonlyArray<RawRequestRecord>, StorageError>
 
   readonly findEncounterIdByExternalId: (
@@ -109,16 +105,12 @@ export interface StorageShape {
   readonly findClaimByPcn: (ws: WorkspaceId, pcn: string) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
 
   readonly findClearinghouseSettings: (ws: WorkspaceId) => Effect.Effect<Option.Option<ClearinghouseSettingsRecord>, StorageError>
-  readonly findX12Batch: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
   /** The batch sent with this GS06 (what a 999's AK102 names). */
   readonly findX12BatchByGroup: (ws: WorkspaceId, group: number) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
-  readonly listX12Batches: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12BatchRecord>, StorageError>
-  readonly findX12File: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   /** The file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`). */
   readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   /** The imported (not invalid) file with these bytes. */
   readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
-  readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileRecord>, StorageError>
 
   /** Feed reads hand the payload on as its stored JSON text (`FeedEvent`). */
   readonly listEvents: (ws: WorkspaceId, q: EventScan) => Effect.Effect<ReadonlyArray<FeedEvent>, StorageError>
@@ -130,16 +122,8 @@ export interface StorageShape {
     q: EncounterEventScan
   ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
 
-  readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
-  readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>
   /** The workspace's enabled endpoints: read before every write that appends an event (the outbox). */
   readonly enabledWebhookEndpoints: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<WebhookSubscription>, StorageError>
-  readonly listWebhookDeliveries: (
-    ws: WorkspaceId,
-    endpointId: string,
-    q: WebhookDeliveryScan
-  ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
-  readonly findWebhookDelivery: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookDeliveryRecord>, StorageError>
   /**
    * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
    * expired, soonest first: what the delivery worker claims. `skipEndpoints` leaves out endpoints

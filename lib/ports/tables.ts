@@ -87,3 +87,27 @@ export type TableName = keyof Tables
 export type RecordOf<T extends TableName> = Schema.Schema.Type<Tables[T]["record"]>
 /** The names of a table's unique keys. */
 export type UniqueOf<T extends TableName> = keyof Tables[T]["unique"] & string
+
+/** Tables whose rows belong to a workspace (`workspace_id`): those `Storage.get` reads by id. */
+export type WorkspaceTable = Exclude<TableName, "workspaces" | "events">
+
+/** A table's newest-first page key: its time column (then `id`), and the columns a page may be filtered on. */
+interface PageKey<T extends TableName> {
+  readonly time: keyof RecordOf<T> & string
+  readonly filters: ReadonlyArray<keyof RecordOf<T> & string>
+}
+
+/**
+ * The tables `Storage.page` lists, newest first by (time, id) within a workspace, each served by
+ * an index on (workspace or filter, time, id) (see the migrations).
+ */
+export const Pages = {
+  x12_batches: { time: "created_at", filters: [] },
+  x12_files: { time: "received_at", filters: [] },
+  webhook_endpoints: { time: "created_at", filters: [] },
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+} as const satisfies { readonly [T in TableName]?: PageKey<T> }
+
+export type PagedTable = keyof typeof Pages
+/** The columns a page of `T` may be filtered on. */
+export type PageFilter<T extends PagedTable> = (typeof Pages)[T]["filters"][number]

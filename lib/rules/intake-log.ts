@@ -77,7 +77,7 @@ export const getIntakeRequest = (workspaceId: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new IntakeRequestNotFound({ id })
     const storage = yield* Storage
-    const found = yield* storage.findRawRequest(workspaceId, RawRequestId.make(id))
+    const found = yield* storage.get("raw_requests", workspaceId, RawRequestId.make(id))
     if (Option.isNone(found)) return yield* new IntakeRequestNotFound({ id })
     const r = found.value
     return { ...toIntakeRequest(r), content_type: r.content_type, body: decoder.decode(r.body) } satisfies IntakeRequestDetail

@@ -36,14 +36,14 @@ export const listWebhookDeliveries = (ws: WorkspaceId, endpointId: string, query
     }
     const scope = tokenScope([ws, "webhook-deliveries", endpoint.id, valid ?? null])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const rows = yield* (yield* Storage).listWebhookDeliveries(ws, endpoint.id, { status: valid, position, limit })
+    const rows = yield* (yield* Storage).page("webhook_deliveries", ws, { where: { endpoint_id: endpoint.id, status: valid }, position, limit })
     return toPage(rows, limit, position, (d) => [d.created_at, d.id], scope, toWebhookDeliveryRecordView)
   })
 
 export const findDelivery = (ws: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new WebhookDeliveryNotFound({ id })
-    const found = yield* (yield* Storage).findWebhookDelivery(ws, id)
+    const found = yield* (yield* Storage).get("webhook_deliveries", ws, id)
     if (Option.isNone(found)) return yield* new WebhookDeliveryNotFound({ id })
     return found.value
   })

@@ -38,7 +38,7 @@ const checkTarget = (url: string) =>
 export const findEndpoint = (ws: WorkspaceId, id: string): Effect.Effect<WebhookEndpoint, WebhookEndpointNotFound | StorageError, Storage> =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new WebhookEndpointNotFound({ id })
-    const found = yield* (yield* Storage).findWebhookEndpoint(ws, id)
+    const found = yield* (yield* Storage).get("webhook_endpoints", ws, id)
     if (Option.isNone(found)) return yield* new WebhookEndpointNotFound({ id })
     return found.value
   })
@@ -90,7 +90,7 @@ export const listWebhookEndpoints = (ws: WorkspaceId, query: EndpointListQuery =
     const limit = yield* checkLimit(query.limit)
     const scope = tokenScope([ws, "webhook-endpoints"])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const rows = yield* (yield* Storage).listWebhookEndpoints(ws, { position, limit })
+    const rows = yield* (yield* Storage).page("webhook_endpoints", ws, { position, limit })
     return toPage(rows, limit, position, (e) => [e.created_at, e.id], scope, toWebhookEndpointView) satisfies Page<WebhookEndpointView>
   })
 

@@ -116,13 +116,13 @@ export const revokeApiKey = (id: string, slug?: string) =>
     const keyId = ApiKeyId.make(id)
     const workspaces = slug === undefined ? yield* storage.listWorkspaces() : [yield* findWorkspace(slug)]
     for (const ws of workspaces) {
-      const found = yield* storage.findApiKey(ws.id, keyId)
+      const found = yield* storage.get("api_keys", ws.id, keyId)
       if (Option.isNone(found)) continue
       yield* commit({
         operation: "revokeApiKey",
         steps: [update("api_keys", keyId, { workspace_id: ws.id, revoked_at: null }, { revoked_at: isoTime(clock.now()) })]
       })
-      const revoked = yield* storage.findApiKey(ws.id, keyId)
+      const revoked = yield* storage.get("api_keys", ws.id, keyId)
       if (Option.isSome(revoked)) return toApiKeyView(revoked.value) satisfies ApiKeyView
     }
     return yield* new ApiKeyNotFound({ id })

@@ -78,7 +78,7 @@ const attemptClaimed = (
     const fail = (reason: string) =>
       Effect.as(commit({ operation: "settleWebhookDelivery", steps: [abandon(d, owner, reason, now)] }), "abandoned" as const)
 
-    const endpoint = yield* storage.findWebhookEndpoint(d.workspace_id, d.endpoint_id)
+    const endpoint = yield* storage.get("webhook_endpoints", d.workspace_id, d.endpoint_id)
     if (Option.isNone(endpoint)) return yield* fail("The endpoint was deleted")
     if (endpoint.value.status !== "enabled") return yield* fail("The endpoint is disabled")
     const event = yield* storage.findEvent(d.workspace_id, d.event_id)

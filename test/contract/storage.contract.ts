@@ -101,11 +101,11 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const invalid = yield* Effect.either(intakeEncounter({ workspace_id: ws, body: new TextEncoder().encode("{}") }))
           assert.ok(Either.isLeft(invalid) && invalid.left._tag === "InvalidEncounter")
 
-          const a = Option.getOrThrow(yield* storage.findRawRequest(ws, accepted.raw_request_id))
+          const a = Option.getOrThrow(yield* storage.get("raw_requests", ws, accepted.raw_request_id))
           assert.deepEqual(a.result, { outcome: "accepted", encounter_id: accepted.encounter_id })
           assert.equal(a.key_id, "k1")
           assert.deepEqual(new Uint8Array(a.body), body)
-          const d = Option.getOrThrow(yield* storage.findRawRequest(ws, duplicate.raw_request_id))
+          const d = Option.getOrThrow(yield* storage.get("raw_requests", ws, duplicate.raw_request_id))
           assert.deepEqual(d.result, { outcome: "duplicate", encounter_id: accepted.encounter_id })
         })
       ))

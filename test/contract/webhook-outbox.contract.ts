@@ -91,8 +91,8 @@ export const webhookOutboxContract = (
         assert.notEqual(pending.next_page_token, null)
         assert.equal((yield* listWebhookDeliveries(a, every, { status: "succeeded" })).items.length, 0)
         // Another workspace's endpoint is not found; its deliveries are not listed.
-        assert.equal(Option.isNone(yield* storage.findWebhookEndpoint(b, every)), true)
-        assert.equal((yield* storage.listWebhookDeliveries(b, every, { limit: 10 })).length, 0)
+        assert.equal(Option.isNone(yield* storage.get("webhook_endpoints", b, every)), true)
+        assert.equal((yield* storage.page("webhook_deliveries", b, { where: { endpoint_id: every }, limit: 10 })).length, 0)
       })
     ))
 
@@ -170,13 +170,13 @@ export const webhookOutboxContract = (
           Effect.provide(delivering)
         )
         assert.deepEqual([...runs].sort(), ["claimed-elsewhere", "retrying"])
-        const after = Option.getOrThrow(yield* storage.findWebhookDelivery(ws, due.id))
+        const after = Option.getOrThrow(yield* storage.get("webhook_deliveries", ws, due.id))
         assert.equal(after.status, "pending")
         assert.equal(after.attempts, 1)
         assert.match(after.last_error ?? "", /refused/)
         assert.deepEqual([after.lease_owner, after.lease_expires_at], [null, null])
         assert.ok(after.next_attempt_at !== null && after.next_attempt_at > (after.last_attempt_at ?? ""))
-        const ep = Option.getOrThrow(yield* storage.findWebhookEndpoint(ws, id))
+        const ep = Option.getOrThrow(yield* storage.get("webhook_endpoints", ws, id))
         assert.equal(ep.failing_since, after.last_attempt_at)
         // The read the claim was decided on is stale now: claiming with it again is refused.
         assert.equal(yield* Effect.provide(deliverOne(due, "worker-3", key), delivering), "claimed-elsewhere")
@@ -195,9 +195,9 @@ export const webhookOutboxContract = (
         assert.deepEqual([...first.items, ...second.items].map((e) => e.id), [...ids].reverse())
         const storage = yield* Storage
         yield* rawWrite(storage, { operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: other })] })
-        assert.equal(Option.isSome(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
+        assert.equal(Option.isSome(yield* storage.get("webhook_endpoints", ws, ids[0]!)), true)
         yield* rawWrite(storage, { operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: ws })] })
-        assert.equal(Option.isNone(yield* storage.findWebhookEndpoint(ws, ids[0]!)), true)
+        assert.equal(Option.isNone(yield* storage.get("webhook_endpoints", ws, ids[0]!)), true)
         assert.equal((yield* storage.enabledWebhookEndpoints(ws)).length, 4)
       })
     ))

@@ -8,11 +8,11 @@ import { join, relative } from "node:path"
  * read as text.
  */
 const root = join(import.meta.dir, "..", "..")
-const sources = ["lib", "server", "bin"].flatMap(function walk(dir: string): Array<string> {
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+const walk = (dir: string): Array<string> =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : []
   )
-})
+const sources = ["lib", "server", "bin"].flatMap(walk)
 const text = new Map(sources.map((f) => [f, readFileSync(join(root, f), "utf8")]))
 /** The files (relative to the root) whose text matches. */
 const filesMatching = (pattern: RegExp) => [...text].filter(([, t]) => pattern.test(t)).map(([f]) => relative(root, join(root, f)))

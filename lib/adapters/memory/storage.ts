@@ -6,7 +6,7 @@ import { StorageError } from "../../domain/errors.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
-import { type RecordOf, type TableName, Tables } from "../../ports/tables.js"
+import { Pages, type RecordOf, type TableName, Tables } from "../../ports/tables.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
 /** Tuple order on keys of strings and numbers. */
@@ -200,6 +200,16 @@ export const makeMemoryStorage = (): StorageShape => {
   return {
     ping: () => Effect.void,
     write: (w) => Effect.try({ try: () => execute(w), catch: (cause) => new StorageError({ operation: w.operation, cause }) }),
+    get: (name, ws, id) => sync(() => inWorkspace(ws, data[name].get(id))),
+    page: (name, ws, q) =>
+      sync(() => {
+        const key = Pages[name]
+        const where = Object.entries(q.where ?? {}).filter(([, v]) => v !== undefined)
+        const rows = [...data[name].values()].filter(
+          (r) => r.workspace_id === ws && where.every(([c, v]) => (r as Readonly<Record<string, unknown>>)[c] === v)
+        )
+        return newestFirst(rows, (r) => [String((r as Readonly<Record<string, unknown>>)[key.time]), r.id], q)
+      }),
     findWorkspaceBySlug: (slug) => sync(() => Option.map(Option.fromNullable(all("workspaces").find((w) => w.slug === slug)), workspace)),
     listWorkspaces: () =>
       sync(() =>
@@ -213,8 +223,6 @@ export const makeMemoryStorage = (): StorageShape => {
       }),
     listApiKeys: (ws) =>
       sync(() => all("api_keys").filter((k) => k.workspace_id === ws).sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id]))),
-    findApiKey: (ws, id) => sync(() => inWorkspace(ws, get("api_keys", id))),
-    findRawRequest: (ws, id) => sync(() => inWorkspace(ws, get("raw_requests", id))),
     listRawRequests: (ws, q) =>
       sync(() =>
         newestFirst(
@@ -264,12 +272,8 @@ export const makeMemoryStorage = (): StorageShape => {
         return claimRead(ws, holder === undefined ? undefined : get("claims", holder))
       }),
     findClearinghouseSettings: (ws) => sync(() => inWorkspace(ws, all("clearinghouse_settings").find((s) => s.workspace_id === ws))),
-    findX12Batch: (ws, id) => sync(() => inWorkspace(ws, get("x12_batches", id))),
     findX12BatchByGroup: (ws, group) =>
       sync(() => Option.fromNullable(all("x12_batches").find((b) => b.workspace_id === ws && b.group_control_number === group))),
-    listX12Batches: (ws, q) =>
-      sync(() => newestFirst(all("x12_batches").filter((b) => b.workspace_id === ws), (b: RecordOf<"x12_batches">) => [b.created_at, b.id], q)),
-    findX12File: (ws, id) => sync(() => inWorkspace(ws, get("x12_files", id))),
     findX12FileByInterchange: (ws, key) =>
       sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key))),
     findX12FileBySha: (ws, sha) =>
@@ -280,8 +284,6 @@ export const makeMemoryStorage = (): StorageShape => {
             .sort((a, b) => compareKeys([a.received_at, a.id], [b.received_at, b.id]))[0]
         )
       ),
-    listX12Files: (ws, q) =>
-      sync(() => newestFirst(all("x12_files").filter((f) => f.workspace_id === ws), (f: RecordOf<"x12_files">) => [f.received_at, f.id], q)),
     listEvents: (ws, q) =>
       sync(() => {
         const pos = q.position
@@ -309,27 +311,7 @@ export const makeMemoryStorage = (): StorageShape => {
           .filter((e) => e.workspace_id === ws && e.payload.encounter_id === id && (q.after === undefined || e.seq > q.after))
           .slice(0, q.limit + 1)
       ),
-    listWebhookEndpoints: (ws, q) =>
-      sync(() =>
-        newestFirst(
-          all("webhook_endpoints").filter((e) => e.workspace_id === ws),
-          (e: RecordOf<"webhook_endpoints">) => [e.created_at, e.id],
-          q
-        )
-      ),
-    findWebhookEndpoint: (ws, id) => sync(() => inWorkspace(ws, get("webhook_endpoints", id))),
     enabledWebhookEndpoints: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws && e.status === "enabled")),
-    listWebhookDeliveries: (ws, endpointId, q) =>
-      sync(() =>
-        newestFirst(
-          all("webhook_deliveries").filter(
-            (d) => d.workspace_id === ws && d.endpoint_id === endpointId && (q.status === undefined || d.status === q.status)
-          ),
-          (d: RecordOf<"webhook_deliveries">) => [d.created_at, d.id],
-          q
-        )
-      ),
-    findWebhookDelivery: (ws, id) => sync(() => inWorkspace(ws, get("webhook_deliveries", id))),
     pendingWebhookDeliveries: () => sync(() => all("webhook_deliveries").filter((d) => d.status === "pending").length),
     dueWebhookDeliveries: (now, limit, skip = []) =>
       sync(() =>

@@ -4,8 +4,8 @@ import { type FeedEvent, recordedAt } from "../../domain/event.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { PageScan } from "../../ports/storage.js"
-import { type TableName, Tables } from "../../ports/tables.js"
+import type { TablePageScan } from "../../ports/storage.js"
+import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
 import { deepFreeze, type EncounterCache, type EventCache } from "./read-cache.js"
 import { compileDecoder } from "./decode.js"
@@ -131,14 +131,18 @@ const subscription = (r: Row): WebhookSubscription => {
 
 /** The reads of the SQL adapters, one program each. */
 export const reads = {
+  /** A workspace's record of any table by id. */
+  record: <T extends WorkspaceTable>(table: T, ws: string, id: string) =>
+    one(S.recordById(table, ws, id), (r) => codecs[table].decode(r) as RecordOf<T>),
+  /** A newest-first page of a table by its page key. */
+  page: <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>) =>
+    many(S.recordPage(table, ws, q), (r) => codecs[table].decode(r) as RecordOf<T>),
   ping: () => many(S.ping, () => undefined),
   workspaceBySlug: (slug: string) => one(S.workspaceBySlug(slug), (r) => workspace(r)),
   workspaces: () => many(S.workspaces, (r) => workspace(r)),
   apiKeyByHash: (hash: string) =>
     one(S.apiKeyByHash(hash), (r): KeyWithWorkspace => ({ key: codecs.api_keys.decode(r, ""), workspace: workspace(r, "w_") })),
   apiKeys: (ws: string) => many(S.apiKeys(ws), (r) => codecs.api_keys.decode(r)),
-  apiKey: (ws: string, id: string) => one(S.apiKey(ws, id), (r) => codecs.api_keys.decode(r)),
-  rawRequest: (ws: string, id: string) => one(S.rawRequest(ws, id), (r) => codecs.raw_requests.decode(r)),
   rawRequestPage: (ws: string, q: Parameters<typeof S.rawRequestPage>[1]) =>
     many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
   encounterIdByExternalId: (ws: string, ext: string) =>
@@ -151,13 +155,9 @@ export const reads = {
   claim: (ws: string, id: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claim(ws, id, keys), cache),
   claimByPcn: (ws: string, pcn: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claimByPcn(ws, pcn, keys), cache),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
-  batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
-  batchPage: (ws: string, q: PageScan) => many(S.batchPage(ws, q), (r) => codecs.x12_batches.decode(r)),
-  x12File: (ws: string, id: string) => one(S.x12File(ws, id), (r) => codecs.x12_files.decode(r)),
   x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
   x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
-  x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => codecs.x12_files.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
   eventPage: (ws: string, q: Parameters<typeof S.eventPage>[1]) => many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r)),
   /** `eventPage` through a cache: the places first; the rows only when one of them is not kept. */
@@ -176,13 +176,7 @@ export const reads = {
   },
   encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>
     many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
-  webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
-  webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>
-    many(S.webhookEndpointPage(ws, q), (r) => codecs.webhook_endpoints.decode(r)),
-  webhookDelivery: (ws: string, id: string) => one(S.webhookDelivery(ws, id), (r) => codecs.webhook_deliveries.decode(r)),
-  webhookDeliveryPage: (ws: string, endpointId: string, q: Parameters<typeof S.webhookDeliveryPage>[2]) =>
-    many(S.webhookDeliveryPage(ws, endpointId, q), (r) => codecs.webhook_deliveries.decode(r)),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   pendingWebhookDeliveries: () => many(S.pendingWebhookDeliveries, (r) => Number(r.n)),
   dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>) =>

@@ -1,7 +1,7 @@
 import type { Position } from "../../domain/page.js"
-import type { EncounterEventScan, EncounterScan, EventScan, PageScan, RawRequestScan, WebhookDeliveryScan, WebhookEndpointScan } from "../../ports/storage.js"
+import type { EncounterEventScan, EncounterScan, EventScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
-import { type TableName, Tables } from "../../ports/tables.js"
+import { type PagedTable, Pages, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
 import { type Query, query, type SqlValue } from "./dialect.js"
 
@@ -87,6 +87,28 @@ export const lastEventAt = (ws: string): Query => query("SELECT created_at FROM 
 
 // ---- reads ----------------------------------------------------------------------------------
 
+const selectTexts = new Map<string, string>()
+/** Every column of a table's rows. */
+const selectAll = (table: TableName): string => {
+  let text = selectTexts.get(table)
+  if (text === undefined) {
+    text = `SELECT ${list(codecs[table].columns)} FROM ${Tables[table].name}`
+    selectTexts.set(table, text)
+  }
+  return text
+}
+
+/** A workspace's record by id: the plain read of every table of workspace records. */
+export const recordById = (table: WorkspaceTable, ws: string, id: string): Query => query(`${selectAll(table)} WHERE id = ? AND workspace_id = ?`, [id, ws])
+
+/** A newest-first page of a table by its page key (`Pages`), with its filters that have a value. */
+export const recordPage = <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>): Query => {
+  const key = Pages[table]
+  const where: Readonly<Record<string, unknown>> = q.where ?? {}
+  const filters: Filters = key.filters.map((c: string) => [`${c} = ?`, where[c] === undefined ? undefined : codecs[table].encodeColumn(c, where[c])])
+  return newestFirstPage(selectAll(table), { time: key.time, id: "id", workspace: "workspace_id" }, ws, q, filters)
+}
+
 export const ping: Query = query("SELECT 1 AS one", [])
 
 /** The schema migrations applied, oldest first (the migrator's own record table). */
@@ -97,7 +119,7 @@ const WORKSPACE = `SELECT ${list(codecs.workspaces.columns)} FROM workspaces`
 export const workspaceBySlug = (slug: string): Query => query(`${WORKSPACE} WHERE slug = ?`, [slug])
 export const workspaces: Query = query(`${WORKSPACE} ORDER BY created_at, id`, [])
 
-const API_KEY = `SELECT ${list(codecs.api_keys.columns)} FROM api_keys`
+const API_KEY = selectAll("api_keys")
 /** A key with its workspace's columns (prefixed `w_`): every request needs both. */
 export const apiKeyByHash = (hash: string): Query =>
   query(
@@ -106,7 +128,6 @@ export const apiKeyByHash = (hash: string): Query =>
     [hash]
   )
 export const apiKeys = (ws: string): Query => query(`${API_KEY} WHERE workspace_id = ? ORDER BY created_at, id`, [ws])
-export const apiKey = (ws: string, id: string): Query => query(`${API_KEY} WHERE id = ? AND workspace_id = ?`, [id, ws])
 
 /** One page scan: filters, then the keyset bound, order and `limit + 1`. */
 const scan = (select: string, where: Array<string>, params: Array<SqlValue>, order: string, limit: number): Query =>
@@ -157,8 +178,7 @@ const newestFirstPage = (select: string, keys: Keys, ws: string, q: Scanned, fil
   return scan(select, where, params, newestFirstOrder(keys.time, keys.id, q.position?.dir), q.limit)
 }
 
-const RAW = `SELECT ${list(codecs.raw_requests.columns)} FROM raw_requests`
-export const rawRequest = (ws: string, id: string): Query => query(`${RAW} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const RAW = selectAll("raw_requests")
 const RAW_KEYS: Keys = { time: "received_at", id: "id", workspace: "workspace_id" }
 /** The condition of the partial indexes of migration 10, written as they are: a database uses such an index only then. */
 const UNACCEPTED = "outcome <> 'accepted'"
@@ -247,20 +267,16 @@ export const remittancesOf = (ws: string, claimIds: ReadonlyArray<string>): Quer
 export const clearinghouseSettings = (ws: string): Query =>
   query(`SELECT ${list(codecs.clearinghouse_settings.columns)} FROM clearinghouse_settings WHERE workspace_id = ?`, [ws])
 
-const BATCH = `SELECT ${list(codecs.x12_batches.columns)} FROM x12_batches`
-export const batch = (ws: string, id: string): Query => query(`${BATCH} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const BATCH = selectAll("x12_batches")
 export const batchByGroup = (ws: string, group: number): Query =>
   query(`${BATCH} WHERE workspace_id = ? AND group_control_number = ?`, [ws, group])
-export const batchPage = (ws: string, q: PageScan): Query => newestFirstPage(BATCH, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
-const FILE = `SELECT ${list(codecs.x12_files.columns)} FROM x12_files`
-export const x12File = (ws: string, id: string): Query => query(`${FILE} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const FILE = selectAll("x12_files")
 export const x12FileByInterchange = (ws: string, key: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND interchange_key = ?`, [ws, key])
 /** The imported (not invalid) file with these bytes. */
 export const x12FileBySha = (ws: string, sha: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND sha256 = ? AND kind <> 'invalid' ORDER BY received_at, id LIMIT 1`, [ws, sha])
-export const x12FilePage = (ws: string, q: PageScan): Query => newestFirstPage(FILE, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
 const EVENT = `SELECT ${list(codecs.events.columns)} FROM events`
 export const event = (ws: string, id: string): Query => query(`${EVENT} WHERE id = ? AND workspace_id = ?`, [id, ws])
@@ -300,22 +316,11 @@ export const encounterEventPage = (ws: string, encounterId: string, q: Encounter
     ? scan(EVENT, ["workspace_id = ?", "encounter_id = ?"], [ws, encounterId], "ORDER BY seq ASC", q.limit)
     : scan(EVENT, ["workspace_id = ?", "encounter_id = ?", "seq > ?"], [ws, encounterId, q.after], "ORDER BY seq ASC", q.limit)
 
-const ENDPOINT = `SELECT ${list(codecs.webhook_endpoints.columns)} FROM webhook_endpoints`
-export const webhookEndpoint = (ws: string, id: string): Query => query(`${ENDPOINT} WHERE id = ? AND workspace_id = ?`, [id, ws])
 /** The outbox's read: only the columns that decide which events an endpoint takes. */
 export const enabledWebhookEndpoints = (ws: string): Query =>
   query("SELECT id, workspace_id, status, event_types FROM webhook_endpoints WHERE workspace_id = ? AND status = 'enabled'", [ws])
-export const webhookEndpointPage = (ws: string, q: WebhookEndpointScan): Query =>
-  newestFirstPage(ENDPOINT, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
-const DELIVERY = `SELECT ${list(codecs.webhook_deliveries.columns)} FROM webhook_deliveries`
-export const webhookDelivery = (ws: string, id: string): Query => query(`${DELIVERY} WHERE id = ? AND workspace_id = ?`, [id, ws])
-/** An endpoint's deliveries; the endpoint id is unique across workspaces, the workspace is checked too. */
-export const webhookDeliveryPage = (ws: string, endpointId: string, q: WebhookDeliveryScan): Query =>
-  newestFirstPage(DELIVERY, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [
-    ["endpoint_id = ?", endpointId],
-    ["status = ?", q.status]
-  ])
+const DELIVERY = selectAll("webhook_deliveries")
 /** The outbox's depth, counted on the partial index of pending rows. */
 export const pendingWebhookDeliveries: Query = query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'", [])
 /** Due pending deliveries, soonest first, on the partial index of pending rows. */
