@@ -245,7 +245,7 @@ export const claimStatusCounts = (ws: string): Query =>
 /**
  * A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id, time and
  * revision only). The keys are read with scalar subqueries rather than a join: the same two index
- * lookups, and a third of the join's time on bun:sqlite (measured in the README's performance section).
+ * lookups, and a third of the join's time on bun:sqlite (measured in bench/RESULTS.md).
  */
 const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")
 const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
