@@ -292,7 +292,7 @@ describe("SQLite adapter: the event cache", () => {
   const reader = (file: string, capacity: number) =>
     ManagedRuntime.make(
       Layer.merge(
-        sqliteStorageLayer(file, capacity === 0 ? { readCache: false } : { eventCacheSize: capacity, encounterCacheSize: capacity }),
+        sqliteStorageLayer(file, capacity === 0 ? { readCache: false } : { eventCacheSize: capacity }),
         liveServices
       )
     )
@@ -332,56 +332,6 @@ describe("SQLite adapter: the event cache", () => {
       }
     })
   }
-})
-
-describe("SQLite adapter: the encounter cache and claim reads", () => {
-  const withCache = (file: string, cached: boolean) =>
-    ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file, cached ? { encounterCacheSize: 16 } : { readCache: false }), liveServices))
-  const claimOf = (ws: WorkspaceId, id: ClaimId) =>
-    Effect.flatMap(Storage, (s) => s.findClaim(ws, id)).pipe(Effect.map(Option.getOrThrow))
-
-  test("a claim read uses a kept encounter but keeps nothing itself; its answers equal an uncached connection's through status changes", async () => {
-    const file = join(dir, `db-${n++}.sqlite`)
-    const cached = withCache(file, true)
-    const uncached = withCache(file, false)
-    try {
-      const ws = (await cached.runPromise(createWorkspace("claims-cache", "Claims cache"))).id
-      const made: Array<EncounterId> = []
-      for (let i = 0; i < 3; i++) made.push((await cached.runPromise(createEncounter(ws, validPayload(`claims-cache-${i}`)))).encounter_id)
-      // Their claims, found through the uncached connection (nothing kept yet).
-      const claims: Array<ClaimId> = []
-      for (const id of made) claims.push((await uncached.runPromise(getEncounter(ws, id))).claim.id)
-
-      // Kept by an encounter read: the claim read answers with the kept (frozen) payload.
-      const kept = await cached.runPromise(getEncounter(ws, made[0]!))
-      expect(Object.isFrozen(kept)).toBe(true)
-      const fromKept = await cached.runPromise(claimOf(ws, claims[0]!))
-      expect(fromKept.encounter.payload).toBe(kept.encounter.payload)
-
-      // Not kept: read whole, and handed over as the caller's own (not frozen), nothing kept.
-      const fresh = await cached.runPromise(claimOf(ws, claims[1]!))
-      expect(Object.isFrozen(fresh.encounter)).toBe(false)
-      expect(Object.isFrozen(fresh.encounter.payload)).toBe(false)
-      const readAfter = await cached.runPromise(getEncounter(ws, made[1]!))
-      expect(readAfter.encounter).not.toBe(fresh.encounter)
-      expect(readAfter.encounter.payload).not.toBe(fresh.encounter.payload)
-
-      for (const status of ["missing_information", "draft", "missing_information"] as const) {
-        for (const [i, claim] of claims.entries()) {
-          await cached.runPromise(changeClaimStatus(ws, claim, status))
-          const [a, b] = [await cached.runPromise(claimOf(ws, claim)), await uncached.runPromise(claimOf(ws, claim))]
-          expect(a).toEqual(b)
-          expect(a.claim.status).toBe(status)
-          const [ea, eb] = [await cached.runPromise(getEncounter(ws, made[i]!)), await uncached.runPromise(getEncounter(ws, made[i]!))]
-          expect(ea).toEqual(eb)
-          expect(ea.claim.status).toBe(status)
-        }
-      }
-    } finally {
-      await uncached.dispose()
-      await cached.dispose()
-    }
-  })
 })
 
 describe("SQLite adapter: migrations", () => {

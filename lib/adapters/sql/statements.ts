@@ -216,21 +216,11 @@ export const rawRequestPage = (ws: string, q: RawRequestScan): Query => {
 export const encounterIdByExternalId = (ws: string, externalId: string): Query =>
   query("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?", [ws, externalId])
 
-/**
- * An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). With
- * `keys`, only the id, the time and the revision: for an adapter that keeps what it read
- * (`encountersById` then reads the rows it does not have at that revision).
- */
+/** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
-const ENCOUNTER_KEYS = "SELECT e.id, e.created_at, e.revision FROM encounters e"
-export const encounter = (ws: string, id: string, keys = false): Query =>
-  query(`${keys ? ENCOUNTER_KEYS : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-/** Without `payload`: the columns an update can change (a payload never changes after intake). */
-const ENCOUNTER_CHANGING = `SELECT ${list(codecs.encounters.columns.filter((c) => c !== "payload"), "e.")} FROM encounters e`
-export const encountersById = (ws: string, ids: ReadonlyArray<string>, payload = true): Query =>
-  query(`${payload ? ENCOUNTER : ENCOUNTER_CHANGING} WHERE e.workspace_id = ? AND e.id IN (${marks(ids.length)})`, [ws, ...ids])
-export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query =>
-  newestFirstPage(keys ? ENCOUNTER_KEYS : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
+export const encounterPage = (ws: string, q: EncounterScan): Query =>
+  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
     ["e.external_id = ?", q.external_id],
     ["e.latest_claim_status = ?", q.claim_status]
   ])
@@ -242,20 +232,12 @@ export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query
 export const claimStatusCounts = (ws: string): Query =>
   query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
 
-/**
- * A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id, time and
- * revision only). The keys are read with scalar subqueries rather than a join: the same two index
- * lookups, and a third of the join's time on bun:sqlite (measured in bench/RESULTS.md).
- */
+/** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
 const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")
 const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
-const CLAIM_KEYS = `SELECT c.encounter_id AS id, (SELECT created_at FROM encounters WHERE id = c.encounter_id) AS created_at,
-      (SELECT revision FROM encounters WHERE id = c.encounter_id) AS revision, ${CLAIM_COLUMNS} FROM claims c`
-export const claim = (ws: string, id: string, keys = false): Query =>
-  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+export const claim = (ws: string, id: string): Query => query(`${CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 /** A claim by its patient control number (how clearinghouse responses name it). */
-export const claimByPcn = (ws: string, pcn: string, keys = false): Query =>
-  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
+export const claimByPcn = (ws: string, pcn: string): Query => query(`${CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
 
 const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
 /** The remittances of some claims, oldest first. */

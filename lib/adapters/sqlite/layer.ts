@@ -30,7 +30,6 @@ export interface SqliteOptions {
   readonly readCache?: boolean
   /** How many of each are kept (defaults 10,000 events, 256 encounters). */
   readonly eventCacheSize?: number
-  readonly encounterCacheSize?: number
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -105,7 +104,6 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
         ...(options.readCache === undefined ? {} : { readCache: options.readCache }),
         ...(options.eventCacheSize === undefined ? {} : { eventCacheSize: options.eventCacheSize }),
-        ...(options.encounterCacheSize === undefined ? {} : { encounterCacheSize: options.encounterCacheSize }),
         ...(walSync === undefined ? {} : { walSync })
       })
       return Context.make(Storage, storage).pipe(

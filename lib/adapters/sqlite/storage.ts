@@ -28,17 +28,7 @@ export interface SqliteStorageOptions {
    */
   readonly readCache?: boolean
   readonly eventCacheSize?: number
-  readonly encounterCacheSize?: number
 }
-
-/**
- * Encounters kept by default: two and a half pages of 100, the reads that recur (a list's first
- * pages, a claim being worked). A kept encounter with its render holds about 4.6 KB of heap, and
- * the engine lets the heap grow to several times what is live before collecting it in full, so
- * each one costs several times that in peak memory: 1,000 kept (of 2,000 allowed) raised the peak
- * under create load by about 10 MiB.
- */
-const ENCOUNTERS_KEPT = 256
 
 const NO_ROWS: ReadonlyArray<Row> = []
 const ONE_ROW: ReadonlyArray<Row> = [{}]
@@ -104,7 +94,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
       dialect: sqliteDialect,
       ...(options.readCache === false
         ? {}
-        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, encounters: options.encounterCacheSize ?? ENCOUNTERS_KEPT }) }),
+        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000 }) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {
