@@ -112,6 +112,12 @@ export interface EncounterWithClaim {
   readonly claim: ClaimRecord
   /** The claim's remittances, oldest first (reads fill them; absent means none). */
   readonly remittances?: ReadonlyArray<RemittanceRecord>
+  /**
+   * The encounter row's revision, when read from its row: every write that changes what a read of
+   * the encounter shows writes that row (the status copy, `last_event_at`, the remittance marker),
+   * so one id and revision always read the same.
+   */
+  readonly revision?: number
 }
 
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
@@ -146,7 +152,8 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
     patient_control_number: r.latest_claim_patient_control_number,
     payer_claim_control_number: r.latest_claim_payer_claim_control_number,
     processing_started_at: r.latest_claim_processing_started_at
-  }
+  },
+  revision: r.revision
 })
 
 const RawIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
