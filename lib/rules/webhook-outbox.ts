@@ -23,11 +23,13 @@ export const deliveriesFor = (
 ): ReadonlyArray<Insert<"webhook_deliveries", never>> =>
   endpoints.filter((e) => endpointTakes(e, event.event_type)).map((e) => insert("webhook_deliveries", queued(e, event, nextId())))
 
+/** A pending delivery queued `at` (the event's time by default), first due `due` (at once by default). */
 export const queued = (
   endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
   event: Pick<EventRecord, "id" | "event_type" | "created_at">,
   id: string,
-  at: string = event.created_at
+  at: string = event.created_at,
+  due: string = at
 ): WebhookDeliveryRecord => ({
   id: WebhookDeliveryId.make(id),
   workspace_id: endpoint.workspace_id,
@@ -39,7 +41,7 @@ export const queued = (
   last_attempt_at: null,
   last_response_status: null,
   last_error: null,
-  next_attempt_at: at,
+  next_attempt_at: due,
   created_at: at,
   lease_owner: null,
   lease_expires_at: null

@@ -319,6 +319,7 @@ export const makeMemoryStorage = (): StorageShape => {
       ),
     findWebhookEndpoint: (ws, id) => sync(() => inWorkspace(ws, get("webhook_endpoints", id))),
     enabledWebhookEndpoints: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws && e.status === "enabled")),
+    webhookEndpointSlots: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws).map((e) => e.slot)),
     listWebhookDeliveries: (ws, endpointId, q) =>
       sync(() =>
         newestFirst(
@@ -331,13 +332,16 @@ export const makeMemoryStorage = (): StorageShape => {
       ),
     findWebhookDelivery: (ws, id) => sync(() => inWorkspace(ws, get("webhook_deliveries", id))),
     pendingWebhookDeliveries: () => sync(() => all("webhook_deliveries").filter((d) => d.status === "pending").length),
-    dueWebhookDeliveries: (now, limit, skip = []) =>
+    pendingWebhookDeliveriesOf: (ws, endpointId) =>
+      sync(() => all("webhook_deliveries").filter((d) => d.endpoint_id === endpointId && d.status === "pending" && d.workspace_id === ws).length),
+    dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
       sync(() =>
         all("webhook_deliveries")
           .filter(
             (d) =>
               d.status === "pending" &&
               !skip.includes(d.endpoint_id) &&
+              !skipWorkspaces.includes(d.workspace_id) &&
               d.next_attempt_at !== null &&
               d.next_attempt_at <= now &&
               (d.lease_expires_at === null || d.lease_expires_at <= now)

@@ -178,6 +178,7 @@ export const reads = {
     many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
   webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
+  webhookEndpointSlots: (ws: string) => many(S.webhookEndpointSlots(ws), (r) => Number(r.slot)),
   webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>
     many(S.webhookEndpointPage(ws, q), (r) => codecs.webhook_endpoints.decode(r)),
   webhookDelivery: (ws: string, id: string) => one(S.webhookDelivery(ws, id), (r) => codecs.webhook_deliveries.decode(r)),
@@ -185,8 +186,9 @@ export const reads = {
     many(S.webhookDeliveryPage(ws, endpointId, q), (r) => codecs.webhook_deliveries.decode(r)),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   pendingWebhookDeliveries: () => many(S.pendingWebhookDeliveries, (r) => Number(r.n)),
-  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>) =>
-    many(S.dueWebhookDeliveries(now, limit, skip), (r) => codecs.webhook_deliveries.decode(r))
+  pendingWebhookDeliveriesOf: (ws: string, endpointId: string) => many(S.pendingWebhookDeliveriesOf(ws, endpointId), (r) => Number(r.n)),
+  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>, skipWorkspaces: ReadonlyArray<string>) =>
+    many(S.dueWebhookDeliveries(now, limit, skip, skipWorkspaces), (r) => codecs.webhook_deliveries.decode(r))
 }
 
 const uniqueColumns = (table: TableName, unique: string): ReadonlyArray<string> => {

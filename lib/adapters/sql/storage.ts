@@ -53,10 +53,14 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   listWebhookEndpoints: (ws, q) => exec.read("listWebhookEndpoints", reads.webhookEndpointPage(ws, q)),
   findWebhookEndpoint: (ws, id) => exec.read("findWebhookEndpoint", reads.webhookEndpoint(ws, id)),
   enabledWebhookEndpoints: (ws) => exec.read("enabledWebhookEndpoints", reads.enabledWebhookEndpoints(ws)),
+  webhookEndpointSlots: (ws) => exec.read("webhookEndpointSlots", reads.webhookEndpointSlots(ws)),
   listWebhookDeliveries: (ws, endpointId, q) => exec.read("listWebhookDeliveries", reads.webhookDeliveryPage(ws, endpointId, q)),
   findWebhookDelivery: (ws, id) => exec.read("findWebhookDelivery", reads.webhookDelivery(ws, id)),
   pendingWebhookDeliveries: () => Effect.map(exec.read("pendingWebhookDeliveries", reads.pendingWebhookDeliveries()), (rows) => rows[0] ?? 0),
-  dueWebhookDeliveries: (now, limit, skip = []) => exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip))
+  pendingWebhookDeliveriesOf: (ws, endpointId) =>
+    Effect.map(exec.read("pendingWebhookDeliveriesOf", reads.pendingWebhookDeliveriesOf(ws, endpointId)), (rows) => rows[0] ?? 0),
+  dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
+    exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip, skipWorkspaces))
 })
 
 /** Fails a transaction so that it rolls back, carrying the refused write's result out of it. */
