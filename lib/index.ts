@@ -152,7 +152,8 @@ export { actionsFrom999, statusFrom277Claim, statusFrom835Claim, type StatusActi
  * secret is answered once; `InvalidWebhookInput` names each path, private targets are refused
  * unless allowed), `listWebhookEndpoints`, `getWebhookEndpoint`, `updateWebhookEndpoint(ws, id,
  * patch)`, `deleteWebhookEndpoint`, `rotateWebhookSecret` (both secrets sign for 24 hours).
- * Errors: `WebhookEndpointNotFound` (also another workspace's), `WebhooksUnavailable` (no key).
+ * Errors: `WebhookEndpointNotFound` (also another workspace's), `WebhooksUnavailable` (no key),
+ * `WebhookEndpointLimitReached` (the workspace has `maxEndpoints` of the settings, default 50).
  */
 export {
   createWebhookEndpoint,
@@ -166,22 +167,30 @@ export {
 /**
  * Deliveries: `listWebhookDeliveries(ws, endpointId, {status?, limit?, page_token?})` newest first;
  * `retryWebhookDelivery(ws, id)` (one more attempt now, also for a failed one);
- * `recoverWebhookDeliveries(ws, endpointId, {since})` queues every matching event since then again.
+ * `recoverWebhookDeliveries(ws, endpointId, {since, page_token?})` queues the matching events
+ * since then again, at most 1,000 per call (`{queued, more, next_page_token}`: call again with the
+ * token while `more`), due 50 ms apart behind what the endpoint already has pending.
  * Deliveries are written with their event (the outbox) and made by the delivery worker.
  */
 export {
   listWebhookDeliveries,
+  RECOVER_LIMIT,
+  RECOVER_PACE_MS,
   recoverWebhookDeliveries,
   retryWebhookDelivery,
-  type DeliveryListQuery
+  type DeliveryListQuery,
+  type WebhookRecovery
 } from "./rules/webhook-deliveries.js"
 /**
- * The delivery worker: `DeliveryWorker.layer({concurrency?, perEndpoint?, pollMs?})` runs while the
- * layer lives (or `runDeliveryWorker()` as an effect); it claims due deliveries with a lease, so
- * several processes on one database share the work. It needs Storage, Clock and WebhookSettings.
+ * The delivery worker: `DeliveryWorker.layer({concurrency?, perEndpoint?, perWorkspace?, pollMs?})`
+ * runs while the layer lives (or `runDeliveryWorker()` as an effect); it claims due deliveries with
+ * a lease, so several processes on one database share the work. Its slots are shared fairly: one
+ * workspace has at most half of them (less while others have attempts under way), so slow or dead
+ * endpoints delay only their own workspace. It needs Storage, Clock and WebhookSettings.
  */
-export { DeliveryWorker, runDeliveryWorker, type WorkerOptions } from "./webhooks/worker.js"
+export { DeliveryWorker, runDeliveryWorker, workspaceShare, type WorkerOptions } from "./webhooks/worker.js"
 export {
+  DEFAULT_MAX_ENDPOINTS,
   ephemeralWebhookSettings,
   WebhookSettings,
   webhookSettingsLayer,
@@ -219,7 +228,13 @@ export {
   WebhookEndpointStatus,
   WebhookEndpointView
 } from "./domain/webhook.js"
-export { InvalidWebhookInput, WebhookDeliveryNotFound, WebhookEndpointNotFound, WebhooksUnavailable } from "./domain/webhook-errors.js"
+export {
+  InvalidWebhookInput,
+  WebhookDeliveryNotFound,
+  WebhookEndpointLimitReached,
+  WebhookEndpointNotFound,
+  WebhooksUnavailable
+} from "./domain/webhook-errors.js"
 /** Typed errors; each has a `_tag` and a readable `message`. */
 export {
   ApiKeyNotFound,

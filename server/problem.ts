@@ -25,6 +25,7 @@ import type { ClaimsNotExportable, InvalidExportRequest, X12ReadError, X12WriteE
 import type {
   InvalidWebhookInput,
   WebhookDeliveryNotFound,
+  WebhookEndpointLimitReached,
   WebhookEndpointNotFound,
   WebhooksUnavailable
 } from "../lib/domain/webhook-errors.js"
@@ -69,6 +70,7 @@ export type HttpFailure =
   | WebhookEndpointNotFound
   | WebhookDeliveryNotFound
   | InvalidWebhookInput
+  | WebhookEndpointLimitReached
   | WebhooksUnavailable
   | Unauthorized
   | StorageError
@@ -163,6 +165,14 @@ export const toProblem = (e: HttpFailure): Problem => {
     }
     case "ClearinghouseNotConfigured":
       return { status: 409, code: "clearinghouse_not_configured", title: "Clearinghouse not configured", detail: e.message }
+    case "WebhookEndpointLimitReached":
+      return {
+        status: 409,
+        code: "webhook_endpoint_limit",
+        title: "Webhook endpoint limit reached",
+        detail: e.message,
+        extra: { limit: e.limit, setting: "--webhook-max-endpoints" }
+      }
     case "ControlNumbersExhausted":
       return { status: 409, code: "control_numbers_exhausted", title: "Control numbers exhausted", detail: e.message }
     case "ClaimsNotExportable":

@@ -72,7 +72,9 @@ export type WebhookEndpointStatus = typeof WebhookEndpointStatus.Type
 /**
  * An endpoint as stored. `secret` signs every message; after a rotation `previous_secret` signs
  * too until `previous_secret_expires_at`. `failing_since` is the first failed attempt since the
- * last success (null while healthy): the auto-disable rule reads it.
+ * last success (null while healthy): the auto-disable rule reads it. `slot` is the endpoint's
+ * place under the workspace's endpoint limit (0 to limit - 1, unique in the workspace): the
+ * unique key is what holds the limit when creates race.
  */
 export const WebhookEndpoint = Schema.Struct({
   id: WebhookEndpointId,
@@ -86,6 +88,7 @@ export const WebhookEndpoint = Schema.Struct({
   previous_secret: Schema.NullOr(SealedSecret),
   previous_secret_expires_at: Schema.NullOr(Schema.String),
   failing_since: Schema.NullOr(Schema.String),
+  slot: Schema.Int.pipe(Schema.nonNegative()),
   created_at: Schema.String,
   updated_at: Schema.String
 })
@@ -93,7 +96,7 @@ export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 /** What reads answer: never a secret, sealed or not. */
 export const WebhookEndpointView = WebhookEndpoint.pipe(
-  Schema.omit("workspace_id", "secret", "previous_secret", "previous_secret_expires_at", "failing_since")
+  Schema.omit("workspace_id", "secret", "previous_secret", "previous_secret_expires_at", "failing_since", "slot")
 )
 export type WebhookEndpointView = typeof WebhookEndpointView.Type
 
@@ -103,6 +106,7 @@ export const toWebhookEndpointView = ({
   previous_secret: _p,
   previous_secret_expires_at: _e,
   failing_since: _f,
+  slot: _n,
   ...view
 }: WebhookEndpoint): WebhookEndpointView => view
 

@@ -124,17 +124,23 @@ export interface StorageShape {
 
   /** The workspace's enabled endpoints: read before every write that appends an event (the outbox). */
   readonly enabledWebhookEndpoints: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<WebhookSubscription>, StorageError>
-  /**
-   * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
-   * expired, soonest first: what the delivery worker claims. `skipEndpoints` leaves out endpoints
-   * at their limit of concurrent attempts, so one slow endpoint's backlog never hides others'.
-   */
+  /** The slots the workspace's endpoints hold (one each, unique in the workspace): the endpoint limit counts them. */
+  readonly webhookEndpointSlots: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<number>, StorageError>
   /** How many deliveries are pending, due or not, in every workspace (the outbox's depth, for metrics). */
   readonly pendingWebhookDeliveries: () => Effect.Effect<number, StorageError>
+  /** How many of this endpoint's deliveries are pending, due or not (recover queues behind them). */
+  readonly pendingWebhookDeliveriesOf: (ws: WorkspaceId, endpointId: string) => Effect.Effect<number, StorageError>
+  /**
+   * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
+   * expired, soonest first: what the delivery worker claims. `skipEndpoints` and `skipWorkspaces`
+   * leave out endpoints and workspaces at their limit of concurrent attempts, so one slow
+   * endpoint's or workspace's backlog never hides others'.
+   */
   readonly dueWebhookDeliveries: (
     now: string,
     limit: number,
-    skipEndpoints?: ReadonlyArray<string>
+    skipEndpoints?: ReadonlyArray<string>,
+    skipWorkspaces?: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
 }
 

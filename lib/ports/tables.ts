@@ -77,7 +77,13 @@ export const Tables = {
     generated: [],
     unique: {}
   }),
-  webhook_endpoints: table({ name: "webhook_endpoints", record: WebhookEndpoint, json: ["event_types"], generated: [], unique: {} }),
+  webhook_endpoints: table({
+    name: "webhook_endpoints",
+    record: WebhookEndpoint,
+    json: ["event_types"],
+    generated: [],
+    unique: { slot: ["workspace_id", "slot"] }
+  }),
   webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
 } as const
 

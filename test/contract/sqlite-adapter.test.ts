@@ -21,6 +21,7 @@ import consoleIndexes from "../../lib/adapters/sql/migrations/0006-console-index
 import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-revision.js"
 import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
+import acceptedRequestByEncounter from "../../lib/adapters/sql/migrations/0010-accepted-request-by-encounter.js"
 import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
@@ -39,6 +40,8 @@ import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEventFeed } from "../../lib/rules/read-events.js"
 import { eventJson } from "../../lib/domain/event.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { createWebhookEndpoint } from "../../lib/rules/webhook-endpoints.js"
+import { ephemeralWebhookSettings } from "../../lib/webhooks/settings.js"
 import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
 import { validPayload } from "../support/payloads.js"
 
@@ -438,6 +441,65 @@ describe("SQLite adapter: migrations", () => {
         ["ExternalApi.Encounter.Created", made.id],
         ["ExternalApi.Encounter.StatusUpdated", made.id]
       ])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a database made before migration 11 gives its webhook endpoints slots in creation order, per workspace", async () => {
+    const { file } = await storedBefore(
+      {
+        ...throughMigration5,
+        "6_console_indexes": consoleIndexes,
+        "7_encounter_revision": encounterRevision,
+        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
+        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
+        "10_accepted_request_by_encounter": acceptedRequestByEncounter
+      },
+      [],
+      Effect.void
+    )
+    const uuid = (n: number) => `01a00000-0000-7000-8000-00000000000${n}`
+    const rows: ReadonlyArray<readonly [number, string, string]> = [
+      [2, "ws-one", "2026-01-02T00:00:00.000Z"],
+      [1, "ws-one", "2026-01-02T00:00:00.000Z"],
+      [3, "ws-one", "2026-01-01T00:00:00.000Z"],
+      [4, "ws-two", "2026-01-03T00:00:00.000Z"]
+    ]
+    const db = new Database(file)
+    try {
+      for (const [n, ws, at] of rows) {
+        db.prepare(
+          `INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, description, status, disabled_reason, secret,
+             previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at)
+           VALUES (?, ?, 'https://a.example/x', '[]', NULL, 'enabled', NULL, 'v1.k.sealed', NULL, NULL, NULL, ?, ?)`
+        ).run(uuid(n), ws, at, at)
+      }
+    } finally {
+      db.close()
+    }
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const slots = await runtime.runPromise(
+        Effect.flatMap(Storage, (s) =>
+          Effect.forEach(rows, ([n, ws]) => Effect.map(s.get("webhook_endpoints", WorkspaceId.make(ws), uuid(n)), (e) => Option.map(e, (x) => x.slot)))
+        )
+      )
+      // Oldest first; the same time is ordered by id.
+      expect(slots).toEqual([Option.some(2), Option.some(1), Option.some(0), Option.some(0)])
+      const refused = await runtime.runPromise(
+        Effect.either(createWebhookEndpoint(WorkspaceId.make("ws-one"), { url: "http://127.0.0.1:9/x" })).pipe(
+          Effect.provide(ephemeralWebhookSettings({ allowPrivate: true, maxEndpoints: 3 }))
+        )
+      )
+      expect(Either.isLeft(refused) && refused.left._tag).toBe("WebhookEndpointLimitReached")
+      const made = await runtime.runPromise(
+        createWebhookEndpoint(WorkspaceId.make("ws-one"), { url: "http://127.0.0.1:9/x" }).pipe(
+          Effect.provide(ephemeralWebhookSettings({ allowPrivate: true, maxEndpoints: 4 }))
+        )
+      )
+      const stored = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.get("webhook_endpoints", WorkspaceId.make("ws-one"), made.id)))
+      expect(Option.map(stored, (e) => e.slot)).toEqual(Option.some(3))
     } finally {
       await runtime.dispose()
     }

@@ -2,17 +2,18 @@ import assert from "node:assert/strict"
 import { rawWrite } from "../support/raw-write.js"
 import { Effect, Layer, Option } from "effect"
 import type { WorkspaceId } from "../../lib/domain/ids.js"
-import type { Clock, Ids } from "../../lib/ports/clock.js"
+import { Clock, type Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
-import { remove } from "../../lib/ports/write.js"
+import { insert, remove } from "../../lib/ports/write.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEvents } from "../../lib/rules/read-events.js"
-import { listWebhookDeliveries } from "../../lib/rules/webhook-deliveries.js"
-import { createWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from "../../lib/rules/webhook-endpoints.js"
+import { listWebhookDeliveries, RECOVER_PACE_MS, recoverWebhookDeliveries } from "../../lib/rules/webhook-deliveries.js"
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint } from "../../lib/rules/webhook-endpoints.js"
 import { createWorkspace } from "../../lib/rules/workspaces.js"
 import { deliverOne } from "../../lib/webhooks/deliver.js"
+import { WebhookEndpointId } from "../../lib/domain/webhook.js"
 import { newSecretBoxKey } from "../../lib/webhooks/secret-box.js"
 import { WebhookSettings, type WebhookSettingsShape } from "../../lib/webhooks/settings.js"
 import { putClearinghouseSettings } from "../../lib/rules/clearinghouse-settings.js"
@@ -35,12 +36,13 @@ export const webhookOutboxContract = (
   { test }: Pick<Harness, "test">
 ) => {
   const key = newSecretBoxKey()
-  const settings = (allowPrivate: boolean): WebhookSettingsShape => ({
+  const settings = (allowPrivate: boolean, maxEndpoints?: number): WebhookSettingsShape => ({
     key: Option.some(key),
     allowPrivate,
     schedule: [0, 60_000],
     timeoutMs: 1000,
-    version: "test"
+    version: "test",
+    ...(maxEndpoints !== undefined ? { maxEndpoints } : {})
   })
   const managing = Layer.succeed(WebhookSettings, settings(true))
   const delivering = Layer.succeed(WebhookSettings, settings(false))
@@ -199,6 +201,89 @@ export const webhookOutboxContract = (
         yield* rawWrite(storage, { operation: "test", steps: [remove("webhook_endpoints", ids[0]!, { workspace_id: ws })] })
         assert.equal(Option.isNone(yield* storage.get("webhook_endpoints", ws, ids[0]!)), true)
         assert.equal((yield* storage.enabledWebhookEndpoints(ws)).length, 4)
+      })
+    ))
+
+  test("endpoints: each holds a slot unique in its workspace, so the limit holds however creates interleave", () =>
+    run(
+      Effect.gen(function* () {
+        const a = (yield* createWorkspace("hooks-slots-a", "A")).id
+        const b = (yield* createWorkspace("hooks-slots-b", "B")).id
+        const two = Layer.succeed(WebhookSettings, settings(true, 2))
+        const create = (ws: WorkspaceId) => Effect.provide(createWebhookEndpoint(ws, { url: "http://127.0.0.1:9/hook" }), two)
+        const first = yield* create(a)
+        const second = yield* create(a)
+        const third = yield* Effect.either(create(a))
+        assert.ok(third._tag === "Left" && third.left._tag === "WebhookEndpointLimitReached" && third.left.limit === 2)
+        assert.match(third._tag === "Left" ? third.left.message : "", /--webhook-max-endpoints/)
+        yield* create(b)
+        const storage = yield* Storage
+        assert.deepEqual([...(yield* storage.webhookEndpointSlots(a))].sort(), [0, 1])
+        assert.deepEqual(yield* storage.webhookEndpointSlots(b), [0])
+
+        // A create that read the same free slot as another is refused by the unique key, not stored twice.
+        const held = Option.getOrThrow(yield* storage.get("webhook_endpoints", a, second.id))
+        const racer = { ...held, id: WebhookEndpointId.make("01a00000-0000-7000-8000-0000000000aa") }
+        const refused = yield* rawWrite(storage, {
+          operation: "test",
+          steps: [insert("webhook_endpoints", racer, { unique: "slot", refuse: (holder) => holder })]
+        })
+        assert.deepEqual(refused, { _tag: "Refused", refusal: second.id })
+        assert.equal((yield* storage.webhookEndpointSlots(a)).length, 2)
+
+        // A delete frees its slot: the next create takes the lowest free one.
+        yield* deleteWebhookEndpoint(a, first.id)
+        const again = yield* create(a)
+        assert.equal(Option.getOrThrow(yield* storage.get("webhook_endpoints", a, again.id)).slot, 0)
+      })
+    ))
+
+  test("outbox: the due read leaves out skipped workspaces; an endpoint's pending deliveries are counted", () =>
+    run(
+      Effect.gen(function* () {
+        const a = (yield* createWorkspace("hooks-skip-a", "A")).id
+        const b = (yield* createWorkspace("hooks-skip-b", "B")).id
+        const inA = yield* endpoint(a, {})
+        const inB = yield* endpoint(b, {})
+        yield* createEncounter(a, validPayload("skip-a-1"))
+        yield* createEncounter(a, validPayload("skip-a-2"))
+        yield* createEncounter(b, validPayload("skip-b-1"))
+        const storage = yield* Storage
+        const later = "2099-01-01T00:00:00.000Z"
+        assert.equal((yield* storage.dueWebhookDeliveries(later, 10)).length, 3)
+        const onlyB = yield* storage.dueWebhookDeliveries(later, 10, [], [a])
+        assert.deepEqual(onlyB.map((d) => d.endpoint_id), [inB])
+        assert.deepEqual((yield* storage.dueWebhookDeliveries(later, 10, [inB], [a])).length, 0)
+        assert.deepEqual((yield* storage.dueWebhookDeliveries(later, 10, [inA], [])).map((d) => d.workspace_id), [b])
+        assert.equal(yield* storage.pendingWebhookDeliveriesOf(a, inA), 2)
+        assert.equal(yield* storage.pendingWebhookDeliveriesOf(b, inA), 0)
+        assert.equal(yield* storage.pendingWebhookDeliveriesOf(b, inB), 1)
+      })
+    ))
+
+  test("recover: bounded per call, going on from its token, due RECOVER_PACE_MS apart behind what is pending", () =>
+    run(
+      Effect.gen(function* () {
+        const ws = (yield* createWorkspace("hooks-recover", "R")).id
+        const since = new Date((yield* Clock).now()).toISOString()
+        for (let i = 0; i < 3; i++) yield* createEncounter(ws, validPayload(`recover-${i}`))
+        const id = yield* endpoint(ws, {})
+        const first = yield* recoverWebhookDeliveries(ws, id, { since }, 2)
+        assert.deepEqual([first.queued, first.more], [2, true])
+        assert.ok(first.next_page_token !== null)
+        const second = yield* recoverWebhookDeliveries(ws, id, { since, page_token: first.next_page_token }, 2)
+        assert.deepEqual(second, { queued: 1, more: false, next_page_token: null })
+        const deliveries = [...(yield* deliveriesOf(ws, id))].sort((x, y) => ((x.next_attempt_at ?? "") < (y.next_attempt_at ?? "") ? -1 : 1))
+        const now = (yield* Clock).now()
+        // Under the contract's clock both calls ran at the same instant: the third is due behind the two pending.
+        assert.deepEqual(
+          deliveries.map((d) => Date.parse(d.next_attempt_at ?? "") - now),
+          [0, RECOVER_PACE_MS, 2 * RECOVER_PACE_MS]
+        )
+        const events = (yield* listEvents(ws, {})).items.map((e) => e.id)
+        assert.deepEqual(deliveries.map((d) => d.event_id), events)
+        // Nothing since: nothing queued, nothing more.
+        assert.deepEqual(yield* recoverWebhookDeliveries(ws, id, { since: "2999-01-01T00:00:00Z" }), { queued: 0, more: false, next_page_token: null })
       })
     ))
 }

@@ -312,14 +312,18 @@ export const makeMemoryStorage = (): StorageShape => {
           .slice(0, q.limit + 1)
       ),
     enabledWebhookEndpoints: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws && e.status === "enabled")),
+    webhookEndpointSlots: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws).map((e) => e.slot)),
     pendingWebhookDeliveries: () => sync(() => all("webhook_deliveries").filter((d) => d.status === "pending").length),
-    dueWebhookDeliveries: (now, limit, skip = []) =>
+    pendingWebhookDeliveriesOf: (ws, endpointId) =>
+      sync(() => all("webhook_deliveries").filter((d) => d.endpoint_id === endpointId && d.status === "pending" && d.workspace_id === ws).length),
+    dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
       sync(() =>
         all("webhook_deliveries")
           .filter(
             (d) =>
               d.status === "pending" &&
               !skip.includes(d.endpoint_id) &&
+              !skipWorkspaces.includes(d.workspace_id) &&
               d.next_attempt_at !== null &&
               d.next_attempt_at <= now &&
               (d.lease_expires_at === null || d.lease_expires_at <= now)

@@ -123,10 +123,12 @@ export const reads = {
   encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>
     many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
+  webhookEndpointSlots: (ws: string) => many(S.webhookEndpointSlots(ws), (r) => Number(r.slot)),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   pendingWebhookDeliveries: () => many(S.pendingWebhookDeliveries, (r) => Number(r.n)),
-  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>) =>
-    many(S.dueWebhookDeliveries(now, limit, skip), (r) => codecs.webhook_deliveries.decode(r))
+  pendingWebhookDeliveriesOf: (ws: string, endpointId: string) => many(S.pendingWebhookDeliveriesOf(ws, endpointId), (r) => Number(r.n)),
+  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>, skipWorkspaces: ReadonlyArray<string>) =>
+    many(S.dueWebhookDeliveries(now, limit, skip, skipWorkspaces), (r) => codecs.webhook_deliveries.decode(r))
 }
 
 const uniqueColumns = (table: TableName, unique: string): ReadonlyArray<string> => {

@@ -301,18 +301,22 @@ export const encounterEventPage = (ws: string, encounterId: string, q: Encounter
 /** The outbox's read: only the columns that decide which events an endpoint takes. */
 export const enabledWebhookEndpoints = (ws: string): Query =>
   query("SELECT id, workspace_id, status, event_types FROM webhook_endpoints WHERE workspace_id = ? AND status = 'enabled'", [ws])
+/** The slots the workspace's endpoints hold, read from the unique index on (workspace, slot) alone. */
+export const webhookEndpointSlots = (ws: string): Query => query("SELECT slot FROM webhook_endpoints WHERE workspace_id = ?", [ws])
 
 const DELIVERY = selectAll("webhook_deliveries")
 /** The outbox's depth, counted on the partial index of pending rows. */
 export const pendingWebhookDeliveries: Query = query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'", [])
-/** Due pending deliveries, soonest first, on the partial index of pending rows. */
+/** One endpoint's pending deliveries, counted along `webhook_deliveries_due_by_endpoint`. */
+export const pendingWebhookDeliveriesOf = (ws: string, endpointId: string): Query =>
+  query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND workspace_id = ?", [endpointId, ws])
 /**
- * Due deliveries, soonest first. With endpoints to `skip` (those at their limit of attempts in
- * flight), the others' are read endpoint by endpoint (`webhook_deliveries_due_by_endpoint`), so a
- * skipped endpoint's backlog, however long, is never scanned.
+ * Due deliveries, soonest first. With endpoints or workspaces to skip (those at their limit of
+ * attempts in flight), the others' are read endpoint by endpoint (`webhook_deliveries_due_by_endpoint`),
+ * so a skipped endpoint's or workspace's backlog, however long, is never scanned.
  */
-export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>): Query =>
-  skip.length === 0
+export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>, skipWorkspaces: ReadonlyArray<string>): Query =>
+  skip.length === 0 && skipWorkspaces.length === 0
     ? query(
         `${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
           ORDER BY next_attempt_at LIMIT ?`,
@@ -320,8 +324,12 @@ export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyA
       )
     : query(
         `SELECT ${list(codecs.webhook_deliveries.columns, "d.")} FROM webhook_endpoints e CROSS JOIN webhook_deliveries d
-          WHERE e.id NOT IN (${marks(skip.length)}) AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
+          WHERE ${[
+            ...(skip.length > 0 ? [`e.id NOT IN (${marks(skip.length)})`] : []),
+            ...(skipWorkspaces.length > 0 ? [`e.workspace_id NOT IN (${marks(skipWorkspaces.length)})`] : [])
+          ].join(" AND ")}
+            AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
           ORDER BY d.next_attempt_at LIMIT ?`,
-        [...skip, now, now, limit]
+        [...skip, ...skipWorkspaces, now, now, limit]
       )

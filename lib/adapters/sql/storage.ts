@@ -47,8 +47,12 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findEvent: (ws, id) => exec.read("findEvent", reads.event(ws, id)),
   listEncounterEvents: (ws, id, q) => exec.read("listEncounterEvents", reads.encounterEventPage(ws, id, q)),
   enabledWebhookEndpoints: (ws) => exec.read("enabledWebhookEndpoints", reads.enabledWebhookEndpoints(ws)),
+  webhookEndpointSlots: (ws) => exec.read("webhookEndpointSlots", reads.webhookEndpointSlots(ws)),
   pendingWebhookDeliveries: () => Effect.map(exec.read("pendingWebhookDeliveries", reads.pendingWebhookDeliveries()), (rows) => rows[0] ?? 0),
-  dueWebhookDeliveries: (now, limit, skip = []) => exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip))
+  pendingWebhookDeliveriesOf: (ws, endpointId) =>
+    Effect.map(exec.read("pendingWebhookDeliveriesOf", reads.pendingWebhookDeliveriesOf(ws, endpointId)), (rows) => rows[0] ?? 0),
+  dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
+    exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip, skipWorkspaces))
 })
 
 /** Fails a transaction so that it rolls back, carrying the refused write's result out of it. */

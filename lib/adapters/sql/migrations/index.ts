@@ -9,6 +9,7 @@ import encounterRevision from "./0007-encounter-revision.js"
 import dropDuplicateClaimsIndex from "./0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "./0009-deliveries-due-by-endpoint.js"
 import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
+import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -24,11 +25,12 @@ export const migrations = Migrator.fromRecord({
   "7_encounter_revision": encounterRevision,
   "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
   "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
-  "10_accepted_request_by_encounter": acceptedRequestByEncounter
+  "10_accepted_request_by_encounter": acceptedRequestByEncounter,
+  "11_webhook_endpoint_slots": webhookEndpointSlots
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 10
+export const latestMigrationId = 11
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
