@@ -7,6 +7,7 @@ import type {
   InvalidEncounter,
   InvalidJson,
   InvalidQuery,
+  InvalidStatusChange,
   InvalidTransition,
   PatientControlNumberTaken,
   StorageError,
@@ -60,6 +61,7 @@ export type HttpFailure =
   | CsrfRejected
   | InvalidJson
   | InvalidQuery
+  | InvalidStatusChange
   | InvalidEncounter
   | PatientControlNumberTaken
   | InvalidTransition
@@ -213,6 +215,7 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `Expected Content-Type ${e.expected}, received ${e.received === "" ? "none" : e.received}`
       }
     case "InvalidEncounter":
+    case "InvalidStatusChange":
     case "InvalidWebhookInput":
     case "InvalidBody":
       return {

@@ -24,6 +24,15 @@ export class InvalidQuery extends Schema.TaggedError<InvalidQuery>()("InvalidQue
   }
 }
 
+/** A status move's request breaks a rule (its note is too long); every problem is listed. */
+export class InvalidStatusChange extends Schema.TaggedError<InvalidStatusChange>()("InvalidStatusChange", {
+  errors: Schema.Array(FieldIssue)
+}) {
+  override get message() {
+    return this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+  }
+}
+
 export class EncounterNotFound extends Schema.TaggedError<EncounterNotFound>()("EncounterNotFound", {
   id: Schema.String
 }) {

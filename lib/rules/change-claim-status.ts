@@ -1,10 +1,10 @@
 import { Effect, Option } from "effect"
 import { statusMove } from "./claim-writes.js"
 import { commit } from "./commit.js"
-import { allowedTransitions, type ClaimStatus } from "../domain/claim-status.js"
+import { allowedTransitions, type ClaimStatus, NOTE_MAX_LENGTH } from "../domain/claim-status.js"
 import { type Claim, type ClaimRecord, toClaim } from "../domain/encounter.js"
 import type { EventRecord } from "../domain/event.js"
-import { ClaimNotFound, InvalidTransition, type StorageError } from "../domain/errors.js"
+import { ClaimNotFound, FieldIssue, InvalidStatusChange, InvalidTransition, type StorageError } from "../domain/errors.js"
 import { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
 import { isUuid } from "../domain/ids.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
@@ -28,7 +28,7 @@ export const changeClaimStatus = (
   claimId: string,
   status: ClaimStatus,
   note?: string
-): Effect.Effect<StatusChangeResult, ClaimNotFound | InvalidTransition | StorageError, Storage | Clock | Ids> =>
+): Effect.Effect<StatusChangeResult, ClaimNotFound | InvalidStatusChange | InvalidTransition | StorageError, Storage | Clock | Ids> =>
   Effect.gen(() => changeClaimStatusGen(workspaceId, claimId, status, note))
 
 function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status: ClaimStatus, note?: string) {
@@ -36,6 +36,9 @@ function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status
   const clock = yield* Clock
   const ids = yield* Ids
   if (!isUuid(claimId)) return yield* new ClaimNotFound({ id: claimId })
+  if (note !== undefined && note.length > NOTE_MAX_LENGTH) {
+    return yield* new InvalidStatusChange({ errors: [new FieldIssue({ path: "note", message: `must be at most ${NOTE_MAX_LENGTH} characters` })] })
+  }
   for (;;) {
     const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
     if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })

@@ -11,7 +11,7 @@ import { validateEncounterCreate } from "../domain/validate.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { appendEvent, insert, type Write } from "../ports/write.js"
-import { validBodies } from "./valid-bodies.js"
+import { ValidBodies } from "./valid-bodies.js"
 
 export interface IntakeRequest {
   readonly workspace_id: WorkspaceId
@@ -73,8 +73,9 @@ function* intakeEncounterGen(req: IntakeRequest) {
       .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
 
   // A replay of bytes that passed validation before skips parsing and validating them again.
-  const digest = validBodies.digest(req.body)
-  const knownExt = validBodies.externalId(digest)
+  const validBodies = yield* Effect.serviceOption(ValidBodies)
+  const digest = Option.isSome(validBodies) ? validBodies.value.digest(req.body) : undefined
+  const knownExt = digest === undefined || Option.isNone(validBodies) ? undefined : validBodies.value.externalId(digest)
   if (knownExt !== undefined) {
     const replayed = yield* storage.findEncounterIdByExternalId(ws, knownExt)
     if (Option.isSome(replayed)) return yield* duplicate(replayed.value, knownExt)
@@ -92,7 +93,7 @@ function* intakeEncounterGen(req: IntakeRequest) {
   }
   const payload = valid.right
   const ext = payload.external_id
-  validBodies.remember(digest, ext)
+  if (digest !== undefined && Option.isSome(validBodies)) validBodies.value.remember(digest, ext)
 
   // Cheap path for replays; the unique key still decides when two creates race.
   const known = yield* storage.findEncounterIdByExternalId(ws, ext)

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { canTransition } from "../domain/claim-status.js"
+import { canTransition, NOTE_MAX_LENGTH } from "../domain/claim-status.js"
 import type { ClaimRecord, EncounterWithClaim } from "../domain/encounter.js"
 import { ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
@@ -9,9 +9,6 @@ import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { statusUpdated } from "./change-claim-status.js"
 import { remittanceArrived, setClaimColumns, statusMove } from "./claim-writes.js"
-
-/** Event notes are kept as the status API keeps them: at most 2000 characters. */
-const MAX_NOTE = 2000
 
 /** A claim an inbound file names, with its status as the file's earlier entries left it. */
 export interface Tracked {
@@ -99,7 +96,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
         detail: `asked for ${to}, which the transition table does not allow from ${from}: ${action.note}`
       })
     }
-    const note = action.note.slice(0, MAX_NOTE)
+    const note = action.note.slice(0, NOTE_MAX_LENGTH)
     steps.push(
       ...statusMove(
         ws,

@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect"
-import { ClaimStatus } from "../../lib/domain/claim-status.js"
+import { ClaimStatus, NOTE_MAX_LENGTH } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
@@ -12,7 +12,7 @@ import { problems } from "./shared.js"
 
 export const StatusChangeRequest = Schema.Struct({
   status: ClaimStatus,
-  note: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+  note: Schema.optional(Schema.String.pipe(Schema.maxLength(NOTE_MAX_LENGTH)))
 }).annotations({ identifier: "ClaimStatusChange" })
 const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
 

@@ -1,5 +1,6 @@
 import { Effect, Either, Schema } from "effect"
-import { ClaimStatuses } from "../../../lib/domain/claim-status.js"
+import { ClaimStatuses, NOTE_MAX_LENGTH } from "../../../lib/domain/claim-status.js"
+import { EventTypes } from "../../../lib/domain/event.js"
 import { parseJsonBody } from "../../../lib/domain/json.js"
 import { authenticate, hashKey } from "../../../lib/rules/workspaces.js"
 import { readBody, requireJson } from "../../body.js"
@@ -19,7 +20,9 @@ const describe = (caller: Pick<ConsoleCaller, "principal" | "session">) => ({
   workspace: caller.principal.workspace,
   scopes: caller.principal.scopes,
   csrf_token: caller.session.csrf,
-  claim_statuses: ClaimStatuses
+  claim_statuses: ClaimStatuses,
+  event_types: EventTypes,
+  note_max_length: NOTE_MAX_LENGTH
 })
 
 /** Sign-in: the key is checked like a Bearer key; the session keeps its hash, never the key. */
