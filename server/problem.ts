@@ -10,7 +10,8 @@ import type {
   InvalidTransition,
   PatientControlNumberTaken,
   StorageError,
-  Unauthorized
+  Unauthorized,
+  UnavailableReason
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
 import type {
@@ -248,8 +249,11 @@ export const toProblem = (e: HttpFailure): Problem => {
 const unavailableDetail = {
   full: "The database or its disk is full; nothing of this request was stored. Retry once space is freed.",
   busy: "The database is locked by another process; nothing of this request was stored. Retry shortly.",
-  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly."
-} as const
+  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly.",
+  interrupted:
+    "The connection to the database was lost while this request's changes were being committed: they may or may not have been stored. " +
+    "Retry shortly (a repeated create answers with the stored encounter; a repeated status change changes nothing)."
+} as const satisfies Record<UnavailableReason, string>
 
 export const internalProblem: Problem = {
   status: 500,
