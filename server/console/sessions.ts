@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { ApiKeyId } from "../../lib/domain/ids.js"
 
 /**
@@ -34,10 +34,6 @@ export const IDLE_MS = 12 * 60 * 60 * 1000
 const digest = (token: string): string => createHash("sha256").update(token).digest("base64url")
 
 const newToken = (): string => randomBytes(32).toString("base64url")
-
-/** Constant-time comparison of two tokens of any length (their digests have one length). */
-export const sameToken = (a: string, b: string): boolean =>
-  timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest())
 
 export const makeSessionStore = (options: SessionOptions): SessionStore => {
   // Insertion order is last-use order (a used session is moved to the end): the first entries

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { ApiKeyId } from "../../lib/domain/ids.js"
-import { IDLE_MS, makeSessionStore, sameToken } from "../../server/console/sessions.js"
+import { IDLE_MS, makeSessionStore } from "../../server/console/sessions.js"
+import { sameSecret as sameToken } from "../../server/same-secret.js"
 
 const key = { hash: "h".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dab") }
 
