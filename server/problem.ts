@@ -47,6 +47,8 @@ export class SessionRequired extends Data.TaggedError("SessionRequired")<{
 }> {}
 /** A state-changing console request without its session's CSRF token, or from another origin. */
 export class CsrfRejected extends Data.TaggedError("CsrfRejected")<{ readonly detail: string }> {}
+/** The server holds as many console sessions as it may (`--console-max-sessions`): a sign-in waits for one to end. */
+export class ConsoleSessionsFull extends Data.TaggedError("ConsoleSessionsFull")<{ readonly limit: number }> {}
 
 export type HttpFailure =
   | Forbidden
@@ -58,6 +60,7 @@ export type HttpFailure =
   | RateLimited
   | SessionRequired
   | CsrfRejected
+  | ConsoleSessionsFull
   | InvalidJson
   | InvalidQuery
   | InvalidEncounter
@@ -228,6 +231,14 @@ export const toProblem = (e: HttpFailure): Problem => {
         title: "Too many requests",
         detail: `Rate limit exceeded; retry after ${e.retryAfterSeconds} s`,
         headers: { "retry-after": String(e.retryAfterSeconds) }
+      }
+    case "ConsoleSessionsFull":
+      return {
+        status: 503,
+        code: "console_sessions_full",
+        title: "Too many console sessions",
+        detail: `The server holds its limit of ${e.limit} console sessions; sign in again once some have ended`,
+        headers: { "retry-after": "60" }
       }
     case "WebhooksUnavailable":
       return { status: 503, code: "webhooks_unavailable", title: "Webhooks unavailable", detail: e.message }
