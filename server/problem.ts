@@ -11,7 +11,8 @@ import type {
   InvalidTransition,
   PatientControlNumberTaken,
   StorageError,
-  Unauthorized
+  Unauthorized,
+  UnavailableReason
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
 import type {
@@ -48,6 +49,8 @@ export class SessionRequired extends Data.TaggedError("SessionRequired")<{
 }> {}
 /** A state-changing console request without its session's CSRF token, or from another origin. */
 export class CsrfRejected extends Data.TaggedError("CsrfRejected")<{ readonly detail: string }> {}
+/** The server holds as many console sessions as it may (`--console-max-sessions`): a sign-in waits for one to end. */
+export class ConsoleSessionsFull extends Data.TaggedError("ConsoleSessionsFull")<{ readonly limit: number }> {}
 
 export type HttpFailure =
   | Forbidden
@@ -59,6 +62,7 @@ export type HttpFailure =
   | RateLimited
   | SessionRequired
   | CsrfRejected
+  | ConsoleSessionsFull
   | InvalidJson
   | InvalidQuery
   | InvalidStatusChange
@@ -241,6 +245,14 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `Rate limit exceeded; retry after ${e.retryAfterSeconds} s`,
         headers: { "retry-after": String(e.retryAfterSeconds) }
       }
+    case "ConsoleSessionsFull":
+      return {
+        status: 503,
+        code: "console_sessions_full",
+        title: "Too many console sessions",
+        detail: `The server holds its limit of ${e.limit} console sessions; sign in again once some have ended`,
+        headers: { "retry-after": "60" }
+      }
     case "WebhooksUnavailable":
       return { status: 503, code: "webhooks_unavailable", title: "Webhooks unavailable", detail: e.message }
     case "StorageError": {
@@ -261,8 +273,11 @@ export const toProblem = (e: HttpFailure): Problem => {
 const unavailableDetail = {
   full: "The database or its disk is full; nothing of this request was stored. Retry once space is freed.",
   busy: "The database is locked by another process; nothing of this request was stored. Retry shortly.",
-  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly."
-} as const
+  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly.",
+  interrupted:
+    "The connection to the database was lost while this request's changes were being committed: they may or may not have been stored. " +
+    "Retry shortly (a repeated create answers with the stored encounter; a repeated status change changes nothing)."
+} as const satisfies Record<UnavailableReason, string>
 
 export const internalProblem: Problem = {
   status: 500,

@@ -6,8 +6,10 @@ import type { Clock, Ids } from "../lib/ports/clock.js"
 import type { Storage } from "../lib/ports/storage.js"
 import type { WebhookSettings } from "../lib/webhooks/settings.js"
 import type { ServerConfig } from "./config.js"
+import type { ConsoleState } from "./console/state.js"
 import type { Registry } from "./metrics.js"
 import type { HttpFailure } from "./problem.js"
+import type { RateLimiter } from "./rate-limit.js"
 
 export type Services = Storage | Clock | Ids | WebhookSettings
 
@@ -19,6 +21,17 @@ export interface Reply {
   readonly contentType?: string
 }
 
+/** What one server keeps for its routes beside the runtime's services: made once, when it starts. */
+export interface ServerContext {
+  /** The per-key rate limit API requests are charged to (undefined when off); console requests are charged to it too. */
+  readonly keyRate: RateLimiter | undefined
+  /** Counts a request refused by a rate limit (`/metrics`). */
+  readonly rateLimited: () => void
+  /** The client of a request: its TCP peer, or what a trusted proxy forwarded (`--trusted-proxy`). */
+  readonly clientAddress: (request: Request) => string | undefined
+  readonly console: ConsoleState
+}
+
 export interface HandlerInput<Q, P> {
   readonly principal: P
   readonly params: Readonly<Record<string, string>>
@@ -26,6 +39,7 @@ export interface HandlerInput<Q, P> {
   readonly request: Request
   readonly config: ServerConfig
   readonly metrics: Registry
+  readonly server: ServerContext
 }
 
 /** What the OpenAPI document says of one response. */

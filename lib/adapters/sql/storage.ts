@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../../domain/errors.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
@@ -72,28 +73,53 @@ function* driveOn<A>(sql: SqlClient.SqlClient, dialect: Dialect, program: Progra
   return step.value
 }
 
+/** How far a write got: a connection lost once its statements all ran may have taken the COMMIT with it. */
+interface WriteProgress {
+  committing: boolean
+}
+
+/**
+ * `withTransaction` turns a failed COMMIT or ROLLBACK into a defect (an `SqlError` died). The
+ * executor's own statements fail with typed errors, so such a defect is that COMMIT or ROLLBACK:
+ * it becomes a `StorageError` again. A ROLLBACK failing on a lost connection follows a statement
+ * that failed on it (nothing was stored); a COMMIT lost with its connection may have been applied.
+ */
+const transactionEndFailed = (dialect: Dialect, operation: string, progress: WriteProgress) => (defect: unknown) => {
+  if (!(defect instanceof SqlError)) return Option.none()
+  const reason = dialect.unavailable(defect)
+  const unavailable = reason === "unreachable" && progress.committing ? "interrupted" : reason
+  return Option.some(Effect.fail(new StorageError({ operation, cause: defect, unavailable })))
+}
+
 /**
  * The executor on `@effect/sql`'s SqlClient (PostgreSQL's; any SqlClient works): each statement
- * is sent as it is yielded, a write inside `withTransaction`.
+ * is sent as it is yielded, a write inside `withTransaction`. Failures the dialect recognizes as
+ * the database being unavailable (shut down, restarting, connection cut) are marked so (503).
  */
 export const sqlClientExecutor = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const dialect = sql.onDialectOrElse({ pg: () => pgDialect, orElse: () => sqliteDialect })
   const drive = <A>(program: Program<A>) => Effect.gen(() => driveOn(sql, dialect, program))
+  const failure = (operation: string) => (cause: unknown) => new StorageError({ operation, cause, unavailable: dialect.unavailable(cause) })
   const exec: Executor = {
     dialect,
-    read: (operation, program) => Effect.mapError(drive(program), (cause) => new StorageError({ operation, cause })),
-    write: <R>(w: Write<R>) =>
-      sql
+    read: (operation, program) => Effect.mapError(drive(program), failure(operation)),
+    write: <R>(w: Write<R>) => {
+      const progress: WriteProgress = { committing: false }
+      return sql
         .withTransaction(
-          Effect.flatMap(drive(executeWrite(dialect, w)), (result) =>
-            result._tag === "Refused" ? Effect.fail(new Rollback(result)) : Effect.succeed(result)
-          )
+          Effect.flatMap(drive(executeWrite(dialect, w)), (result) => {
+            if (result._tag === "Refused") return Effect.fail(new Rollback(result))
+            progress.committing = true
+            return Effect.succeed(result)
+          })
         )
         .pipe(
           Effect.catchTag("Rollback", (e) => Effect.succeed(e.result)),
-          Effect.mapError((cause) => new StorageError({ operation: w.operation, cause }))
+          Effect.mapError(failure(w.operation)),
+          Effect.catchSomeDefect(transactionEndFailed(dialect, w.operation, progress))
         )
+    }
   }
   return exec
 })

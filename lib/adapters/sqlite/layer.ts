@@ -6,6 +6,7 @@ import { DatabaseUnusable, reasonOf, StorageError } from "../../domain/errors.js
 import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { Storage } from "../../ports/storage.js"
 import { latestMigrationId, migrate } from "../sql/migrations/index.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 import type { WalSync } from "./acknowledger.js"
 import { sqliteAdmin } from "./admin.js"
 import { makeSqliteSqlClient } from "./client.js"
@@ -97,7 +98,7 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       // A database already current (every start but the first) skips the migrator.
       if (applied < latestMigrationId) {
         yield* Effect.provideService(migrate, SqlClient.SqlClient, sql).pipe(
-          Effect.mapError((cause) => new StorageError({ operation: "migrate", cause }))
+          Effect.mapError((cause) => new StorageError({ operation: "migrate", cause, unavailable: sqliteUnavailable(cause) }))
         )
       }
       const storage = yield* makeSqliteStorage(driver, reads, {

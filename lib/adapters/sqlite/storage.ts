@@ -5,6 +5,7 @@ import type { StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import { type Program, type Row, sqliteDialect } from "../sql/dialect.js"
 import { makeReadCaches } from "../sql/read-cache.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 import { executeWrite, type FeedTimes, reads as programs } from "../sql/programs.js"
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
@@ -88,7 +89,7 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           reads.ensure()
           return f()
         },
-        catch: (cause) => new StorageError({ operation, cause })
+        catch: (cause) => new StorageError({ operation, cause, unavailable: sqliteUnavailable(cause) })
       })
     const exec: Executor = {
       dialect: sqliteDialect,
