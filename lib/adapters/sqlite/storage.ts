@@ -10,6 +10,7 @@ import { executeWrite, type FeedTimes, reads as programs } from "../sql/programs
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
 import type { ReadBatching, SqliteDriver } from "./driver.js"
+import { watchDataVersion } from "./data-version.js"
 import { makeKeyCache } from "./key-cache.js"
 import { makeWriteQueue, Undo } from "./write-queue.js"
 
@@ -67,15 +68,10 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
     // (`PRAGMA data_version`, read with the write lock held) and whenever a write is undone.
     const feedTimes = new Map<string, string>()
     const feed: FeedTimes = { get: (ws) => feedTimes.get(ws), set: (ws, at) => void feedTimes.set(ws, at) }
-    const dataVersion = driver.prepare("PRAGMA data_version")
-    let seenVersion: unknown
+    const others = watchDataVersion(driver)
     const queue = makeWriteQueue(driver, reads, acknowledger(options.walSync, metrics), options.maxBatch ?? 256, metrics, {
       begun: () => {
-        const version = dataVersion.get()?.data_version
-        if (version !== seenVersion) {
-          feedTimes.clear()
-          seenVersion = version
-        }
+        if (others.changedElsewhere()) feedTimes.clear()
       },
       undone: () => feedTimes.clear()
     })
