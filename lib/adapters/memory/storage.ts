@@ -47,23 +47,14 @@ const newestFirst = <A>(items: ReadonlyArray<A>, key: (a: A) => Key, q: { readon
  * synchronously, so each is atomic on a single-threaded runtime. Fresh state per layer build.
  */
 export const makeMemoryStorage = (): StorageShape => {
-  // Typed for the reads; the writes below see every table as rows of columns.
-  const data: { readonly [T in Exclude<TableName, "events">]: Map<string, RecordOf<T>> } = {
-    workspaces: new Map(),
-    api_keys: new Map(),
-    raw_requests: new Map(),
-    encounters: new Map(),
-    claims: new Map(),
-    clearinghouse_settings: new Map(),
-    x12_batches: new Map(),
-    x12_files: new Map(),
-    remittances: new Map(),
-    webhook_endpoints: new Map(),
-    webhook_deliveries: new Map()
-  }
+  // A map per table of `Tables` (but the feed, kept in order below): typed for the reads; the
+  // writes see every table as rows of columns.
+  type Data = { readonly [T in Exclude<TableName, "events">]: Map<string, RecordOf<T>> }
+  const names = (Object.keys(Tables) as Array<TableName>).filter((n): n is Exclude<TableName, "events"> => n !== "events")
+  const data = Object.fromEntries(names.map((n) => [n, new Map()])) as unknown as Data
   const events: Array<StoredEvent> = []
   const tables = new Map<string, MemoryTable>()
-  for (const name of ["workspaces", "api_keys", "raw_requests", "encounters", "claims", "clearinghouse_settings", "x12_batches", "x12_files", "remittances", "webhook_endpoints", "webhook_deliveries"] as const) {
+  for (const name of names) {
     const rows: Map<string, Row> = data[name]
     const uniques: Readonly<Record<string, ReadonlyArray<string>>> = Tables[name].unique
     tables.set(name, { rows, unique: Object.entries(uniques).map(([u, columns]) => ({ name: u, columns, index: new Map() })) })

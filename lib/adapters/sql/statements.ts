@@ -1,7 +1,8 @@
 import type { Position } from "../../domain/page.js"
 import type { EncounterEventScan, EncounterScan, EventScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
-import { type PagedTable, Pages, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
+import type { Schema } from "effect"
+import { type PagedTable, Pages, type RecordOf, type TableDef, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
 import { type Query, query, type SqlValue } from "./dialect.js"
 
@@ -10,20 +11,9 @@ import { type Query, query, type SqlValue } from "./dialect.js"
  * placeholders; the dialect numbers them for PostgreSQL). Writes are derived from the table
  * definitions; reads are the fixed shapes below, each keyed for its index.
  */
-export const codecs = {
-  workspaces: codecOf(Tables.workspaces),
-  api_keys: codecOf(Tables.api_keys),
-  raw_requests: codecOf(Tables.raw_requests),
-  encounters: codecOf(Tables.encounters),
-  claims: codecOf(Tables.claims),
-  events: codecOf(Tables.events),
-  clearinghouse_settings: codecOf(Tables.clearinghouse_settings),
-  x12_batches: codecOf(Tables.x12_batches),
-  x12_files: codecOf(Tables.x12_files),
-  remittances: codecOf(Tables.remittances),
-  webhook_endpoints: codecOf(Tables.webhook_endpoints),
-  webhook_deliveries: codecOf(Tables.webhook_deliveries)
-} satisfies { readonly [T in TableName]: Codec<unknown> }
+export const codecs = Object.fromEntries(
+  Object.entries(Tables).map(([name, def]: [string, TableDef<Schema.Schema.AnyNoContext>]) => [name, codecOf(def)])
+) as unknown as { readonly [T in TableName]: Codec<RecordOf<T>> }
 
 /** The feed's reads of `events`: the same columns, the payload left as its stored JSON text. */
 export const eventFeedCodec = codecOf({ ...Tables.events, record: FeedEvent, json: [] })
