@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { boundedList } from "./bounded-list.js"
 
 /**
  * Field-level building blocks of the create payload. Each rule lives here once and carries the
@@ -118,6 +119,11 @@ export const DiagnosisPointer = Schema.Number.pipe(
   Schema.filter((n) => Number.isInteger(n) && n >= 0, { message: () => "must be a zero-based index (integer >= 0)" })
 ).annotations({ message: () => "must be a zero-based index (integer >= 0)" })
 
-/** Lists in the payload are bounded so that a hostile body cannot make validation expensive. */
-export const List = <A, I>(item: Schema.Schema<A, I, never>, max = 1000) =>
-  Schema.Array(item).pipe(Schema.maxItems(max, { message: () => `must have at most ${max} entries` }))
+/** The limit of a payload list that names none. */
+export const DEFAULT_MAX_ENTRIES = 1000
+
+/**
+ * Lists in the payload are bounded so that a hostile body cannot make validation expensive: the
+ * length is checked before any entry is decoded (`boundedList`).
+ */
+export const List = <A, I>(item: Schema.Schema<A, I, never>, max = DEFAULT_MAX_ENTRIES) => boundedList(item, max)

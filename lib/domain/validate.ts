@@ -1,7 +1,8 @@
 import { Either, Schema } from "effect"
-import { EncounterCreate } from "./encounter-input.js"
+import { EncounterCreate, MAX_DIAGNOSIS_POINTERS, MAX_SERVICE_LINES } from "./encounter-input.js"
 import { FieldIssue } from "./errors.js"
 import { fieldIssues } from "./field-issues.js"
+import { capProblems, STOP_AFTER_PROBLEMS } from "./problems.js"
 
 export { fieldIssues, formatPath } from "./field-issues.js"
 
@@ -10,7 +11,9 @@ const isAbsent = (u: unknown) => u === undefined || u === null
 
 /**
  * The rules that span fields. They read the raw input defensively, so they report alongside the
- * field-level problems instead of waiting for those to be fixed first.
+ * field-level problems instead of waiting for those to be fixed first. A list past its limit is
+ * not walked (the schema refuses its length), and the walk stops well past the problems a request
+ * is told (`STOP_AFTER_PROBLEMS`).
  */
 export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
   if (!isObject(input)) return []
@@ -25,12 +28,12 @@ export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
   }
   const diagnosisCount = Array.isArray(input.diagnoses) ? input.diagnoses.length : undefined
   const lines = input.service_lines
-  if (Array.isArray(lines)) {
+  if (Array.isArray(lines) && lines.length <= MAX_SERVICE_LINES) {
     const lineIds = new Set<string>()
     lines.forEach((line, i) => {
-      if (!isObject(line)) return
+      if (!isObject(line) || issues.length > STOP_AFTER_PROBLEMS) return
       const pointers = line.diagnosis_pointers
-      if (Array.isArray(pointers)) {
+      if (Array.isArray(pointers) && pointers.length <= MAX_DIAGNOSIS_POINTERS) {
         if (pointers.length === 0) {
           issue(`service_lines[${i}].diagnosis_pointers`, "must have at least one entry")
         }
@@ -90,7 +93,9 @@ const decode = Schema.decodeUnknownEither(EncounterCreate, { errors: "all", onEx
 /**
  * Validates a create payload against every rule at once: field types and formats, vocabularies,
  * required nested fields, and the cross-field rules. Unknown keys are dropped from the result
- * (they stay in the stored raw request).
+ * (they stay in the stored raw request). At most `MAX_PROBLEMS` problems are answered, then one
+ * `too_many_problems` entry (`capProblems`); a list longer than its limit is one problem, its
+ * entries unchecked.
  */
 export const validateEncounterCreate = (input: unknown): Either.Either<EncounterCreate, ReadonlyArray<FieldIssue>> => {
   if (!isObject(input)) {
@@ -106,6 +111,6 @@ export const validateEncounterCreate = (input: unknown): Either.Either<Encounter
   for (const i of crossFieldIssues(cleaned)) {
     if (!seen.has(`${i.path}\u0000${i.message}`)) issues.push(i)
   }
-  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(issues)
+  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(capProblems(issues))
   return Either.right(decoded.right)
 }

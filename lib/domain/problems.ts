@@ -1,0 +1,62 @@
+import { ParseResult, SchemaAST as AST } from "effect"
+import { FieldIssue } from "./errors.js"
+
+/**
+ * How many problems one request is told. Validation reports every problem at once, but a hostile
+ * body can hold a million of them: past this many the list is cut, and one more entry with the
+ * code `too_many_problems` says how many were found.
+ */
+export const MAX_PROBLEMS = 100
+
+/**
+ * Where a list stops checking its entries (`boundedList`): once its entries have this many
+ * problems, well past `MAX_PROBLEMS`, checking the rest could not change the problems listed.
+ */
+export const STOP_AFTER_PROBLEMS = 2 * MAX_PROBLEMS
+
+export const TOO_MANY_PROBLEMS = "too_many_problems"
+
+/**
+ * The first `MAX_PROBLEMS` problems and, when there were more, the entry that says how many were
+ * found. Found is a lower bound: a list stops checking its entries past `STOP_AFTER_PROBLEMS`.
+ * A list cut already is answered as it is.
+ */
+export const capProblems = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<FieldIssue> => {
+  if (issues.length <= MAX_PROBLEMS) return issues
+  if (issues.length === MAX_PROBLEMS + 1 && issues[MAX_PROBLEMS]?.code === TOO_MANY_PROBLEMS) return issues
+  return [
+    ...issues.slice(0, MAX_PROBLEMS),
+    new FieldIssue({
+      path: "$",
+      message: `at least ${issues.length} problems were found; the first ${MAX_PROBLEMS} are listed`,
+      code: TOO_MANY_PROBLEMS
+    })
+  ]
+}
+
+/** True when `issues` is a cut list (its last entry says how many more there were). */
+export const isCapped = (issues: ReadonlyArray<FieldIssue>): boolean => issues[issues.length - 1]?.code === TOO_MANY_PROBLEMS
+
+/**
+ * The problems a decoding failure will be listed as, counted without listing them: one per leaf
+ * of the issue tree, and one per failed union (`fieldIssues` lists a union's failure once, or
+ * once per member that failed for another reason than its type, which is never fewer).
+ */
+export const countProblems = (issue: ParseResult.ParseIssue): number => {
+  switch (issue._tag) {
+    case "Pointer":
+    case "Refinement":
+    case "Transformation":
+      return countProblems(issue.issue)
+    case "Composite": {
+      if (AST.isUnion(issue.ast)) return 1
+      const issues = issue.issues
+      if ("_tag" in issues) return countProblems(issues)
+      let n = 0
+      for (const i of issues) n += countProblems(i)
+      return n
+    }
+    default:
+      return 1
+  }
+}
