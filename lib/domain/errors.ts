@@ -14,6 +14,9 @@ export class FieldIssue extends Schema.Class<FieldIssue>("FieldIssue")({
   code: Schema.optionalWith(FieldIssueCode, { exact: true })
 }) {}
 
+/** A problem as plain JSON (stored in the intake log, answered in problem+json): FieldIssue's fields. */
+export const FieldIssueJson = Schema.Struct(FieldIssue.fields)
+
 /** The create payload broke one or more rules; every problem is listed. */
 export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("InvalidEncounter", {
   errors: Schema.Array(FieldIssue)

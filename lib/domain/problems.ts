@@ -17,15 +17,25 @@ export const STOP_AFTER_PROBLEMS = 2 * MAX_PROBLEMS
 export const TOO_MANY_PROBLEMS = "too_many_problems"
 
 /**
+ * The longest message a problem keeps. Every message this service writes is shorter (the longest
+ * lists a vocabulary of a few hundred values); a message of Effect's own that quotes the value it
+ * refused ("Expected null, actual ...") is cut here, so the answer does not echo a large value.
+ */
+export const MAX_MESSAGE_LENGTH = 4096
+
+const bounded = (issue: FieldIssue): FieldIssue =>
+  issue.message.length <= MAX_MESSAGE_LENGTH ? issue : new FieldIssue({ ...issue, message: `${issue.message.slice(0, MAX_MESSAGE_LENGTH)}…` })
+
+/**
  * The first `MAX_PROBLEMS` problems and, when there were more, the entry that says how many were
  * found. Found is a lower bound: a list stops checking its entries past `STOP_AFTER_PROBLEMS`.
  * A list cut already is answered as it is.
  */
 export const capProblems = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<FieldIssue> => {
-  if (issues.length <= MAX_PROBLEMS) return issues
+  if (issues.length <= MAX_PROBLEMS) return issues.every((i) => i.message.length <= MAX_MESSAGE_LENGTH) ? issues : issues.map(bounded)
   if (issues.length === MAX_PROBLEMS + 1 && issues[MAX_PROBLEMS]?.code === TOO_MANY_PROBLEMS) return issues
   return [
-    ...issues.slice(0, MAX_PROBLEMS),
+    ...issues.slice(0, MAX_PROBLEMS).map(bounded),
     new FieldIssue({
       path: "$",
       message: `at least ${issues.length} problems were found; the first ${MAX_PROBLEMS} are listed`,
