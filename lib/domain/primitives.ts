@@ -97,8 +97,21 @@ export const Zip4 = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}$/.test(s), { message: () => "must be 4 digits" })
 ).annotations({ message: () => "must be 4 digits" })
 
+/**
+ * What `/^[^\s@]+@[^\s@]+\.[^\s@]+$/` accepts (no space, one @ after something, a dot inside
+ * the domain), checked in one pass: that pattern backtracks quadratically on a long domain of
+ * dots ("a@a.a.a...@"), seconds for a few hundred kilobytes.
+ */
+export const isEmailAddress = (s: string): boolean => {
+  if (/\s/.test(s)) return false
+  const at = s.indexOf("@")
+  if (at < 1 || s.indexOf("@", at + 1) !== -1) return false
+  const dot = s.indexOf(".", at + 2)
+  return dot !== -1 && dot < s.length - 1
+}
+
 export const Email = Schema.String.pipe(
-  Schema.filter((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), { message: () => "must be an email address" })
+  Schema.filter(isEmailAddress, { message: () => "must be an email address" })
 ).annotations({ message: () => "must be an email address" })
 
 const DECIMAL = /^\d{1,9}(\.\d{1,3})?$/
