@@ -9,8 +9,8 @@ import { FieldIssue } from "./errors.js"
 export const MAX_PROBLEMS = 100
 
 /**
- * Where a list stops checking its entries (`boundedList`): once its entries have this many
- * problems, well past `MAX_PROBLEMS`, checking the rest could not change the problems listed.
+ * Where a list stops checking its entries (`boundedList`): once they have more problems than
+ * this, well past `MAX_PROBLEMS`, the problems listed are those a full check would list first.
  */
 export const STOP_AFTER_PROBLEMS = 2 * MAX_PROBLEMS
 
@@ -48,9 +48,9 @@ export const capProblems = (issues: ReadonlyArray<FieldIssue>): ReadonlyArray<Fi
 export const isCapped = (issues: ReadonlyArray<FieldIssue>): boolean => issues[issues.length - 1]?.code === TOO_MANY_PROBLEMS
 
 /**
- * The problems a decoding failure will be listed as, counted without listing them: one per leaf
- * of the issue tree, and one per failed union (`fieldIssues` lists a union's failure once, or
- * once per member that failed for another reason than its type, which is never fewer).
+ * The problems a decoding failure holds, counted without formatting them: one per leaf of the
+ * issue tree, one per failed union (`fieldIssues` lists a union's failure at least once). It only
+ * decides when a list may stop checking its entries.
  */
 export const countProblems = (issue: ParseResult.ParseIssue): number => {
   switch (issue._tag) {
