@@ -55,7 +55,8 @@ export { Metrics, noMetrics, type DeliveryOutcome, type MetricsSink } from "./po
  * bytes first, then validates and creates the encounter, its first claim and the Created event in
  * one transaction; idempotent on (workspace, external_id): a replay answers `duplicate: true`.
  * `createEncounter(workspaceId, payload)` does the same for a payload object.
- * Errors: `InvalidJson`, `InvalidEncounter` (every problem with its path), `PatientControlNumberTaken`, `StorageError`.
+ * Errors: `InvalidJson`, `InvalidEncounter` (every problem with its path, up to `MAX_PROBLEMS`, then one
+ * with the code `too_many_problems`), `PatientControlNumberTaken`, `StorageError`.
  */
 export { createEncounter, intakeEncounter, type IntakeRequest, type IntakeResult } from "./rules/create-encounter.js"
 /**
@@ -214,6 +215,11 @@ export {
 /** The create payload schema (vendor v4 EncounterCreate shape) and its all-at-once validator. */
 export { EncounterCreate } from "./domain/encounter-input.js"
 export { validateEncounterCreate } from "./domain/validate.js"
+/**
+ * How many problems a validation answers (100): past it, the list ends with one problem whose
+ * `code` is `too_many_problems` and whose message states how many were found.
+ */
+export { MAX_PROBLEMS, TOO_MANY_PROBLEMS } from "./domain/problems.js"
 /** Normalized views: `toEncounter` (Encounter with latest claim), `toClaim`. */
 export { Claim, Encounter, toClaim, toEncounter, type EncounterWithClaim } from "./domain/encounter.js"
 export { Event, EventTypes, SCHEMA_VERSION, toEvent } from "./domain/event.js"

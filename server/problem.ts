@@ -1,8 +1,10 @@
 import { Data } from "effect"
+import { capProblems, isCapped, MAX_PROBLEMS } from "../lib/domain/problems.js"
 import type {
   ClaimNotFound,
   EncounterNotFound,
   EventNotFound,
+  FieldIssue,
   IntakeRequestNotFound,
   InvalidEncounter,
   InvalidJson,
@@ -38,9 +40,7 @@ export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly 
 export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ readonly allow: ReadonlyArray<string> }> {}
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
 export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly received: string; readonly expected: string }> {}
-export class InvalidBody extends Data.TaggedError("InvalidBody")<{
-  readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }>
-}> {}
+export class InvalidBody extends Data.TaggedError("InvalidBody")<{ readonly errors: ReadonlyArray<FieldIssue> }> {}
 export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterSeconds: number }> {}
 /** A console request without a live session; `headers` may clear the session cookie. */
 export class SessionRequired extends Data.TaggedError("SessionRequired")<{
@@ -97,7 +97,7 @@ export interface Problem {
   readonly code: string
   readonly title: string
   readonly detail: string
-  readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  readonly errors?: ReadonlyArray<FieldIssue>
   readonly extra?: Record<string, unknown>
   readonly headers?: Record<string, string>
 }
@@ -226,7 +226,7 @@ export const toProblem = (e: HttpFailure): Problem => {
         status: 422,
         code: "validation_failed",
         title: "Validation failed",
-        detail: `${e.errors.length} problem(s) in the request body`,
+        detail: bodyProblems(e.errors),
         errors: e.errors
       }
     case "PatientControlNumberTaken":
@@ -270,6 +270,12 @@ export const toProblem = (e: HttpFailure): Problem => {
   }
 }
 
+/** How many problems a body has, in words; a list cut at MAX_PROBLEMS says so. */
+const bodyProblems = (errors: ReadonlyArray<FieldIssue>): string =>
+  isCapped(errors) || errors.length > MAX_PROBLEMS
+    ? `More than ${MAX_PROBLEMS} problems in the request body; the first ${MAX_PROBLEMS} are listed`
+    : `${errors.length} problem(s) in the request body`
+
 const unavailableDetail = {
   full: "The database or its disk is full; nothing of this request was stored. Retry once space is freed.",
   busy: "The database is locked by another process; nothing of this request was stored. Retry shortly.",
@@ -288,14 +294,20 @@ export const internalProblem: Problem = {
 
 const PROBLEM_TYPE = "https://encounterd.dev/problems/"
 
-/** The response body of a problem, with the request id that ties it to the server's log line. */
+/** One problem of `errors` as JSON: its path and message, and its code when it has one. */
+const issueJson = ({ path, message, code }: FieldIssue) => (code === undefined ? { path, message } : { path, message, code })
+
+/**
+ * The response body of a problem, with the request id that ties it to the server's log line. Its
+ * `errors` are cut at MAX_PROBLEMS whatever failed (a validator cuts its own list first).
+ */
 export const problemBody = (p: Problem, requestId: string) => ({
   type: `${PROBLEM_TYPE}${p.code}`,
   title: p.title,
   status: p.status,
   detail: p.detail,
   code: p.code,
-  ...(p.errors !== undefined ? { errors: p.errors.map(({ path, message }) => ({ path, message })) } : {}),
+  ...(p.errors !== undefined ? { errors: capProblems(p.errors).map(issueJson) } : {}),
   ...p.extra,
   request_id: requestId
 })

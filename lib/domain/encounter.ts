@@ -10,6 +10,7 @@ import {
   ServiceLine,
   Subscriber
 } from "./encounter-input.js"
+import { FieldIssueJson } from "./errors.js"
 import { ClaimId, EncounterId, RawRequestId, WorkspaceId } from "./ids.js"
 import { Remittance, type RemittanceRecord, toRemittance } from "./remittance.js"
 
@@ -156,13 +157,12 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
   revision: r.revision
 })
 
-const RawIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
 
 /** What happened to one stored raw request. */
 export const RawOutcome = Schema.Union(
   Schema.Struct({ outcome: Schema.Literal("accepted"), encounter_id: EncounterId }),
   Schema.Struct({ outcome: Schema.Literal("duplicate"), encounter_id: EncounterId }),
-  Schema.Struct({ outcome: Schema.Literal("rejected"), errors: Schema.Array(RawIssue) })
+  Schema.Struct({ outcome: Schema.Literal("rejected"), errors: Schema.Array(FieldIssueJson) })
 )
 export type RawOutcome = typeof RawOutcome.Type
 

@@ -1,10 +1,21 @@
 import { Schema } from "effect"
 
+/**
+ * The codes a problem may carry beside its message. Ordinary problems carry none (their path and
+ * message say it all); `too_many_problems` closes a list cut at `MAX_PROBLEMS` (problems.ts).
+ */
+export const FieldIssueCode = Schema.Literal("too_many_problems")
+export type FieldIssueCode = typeof FieldIssueCode.Type
+
 /** One problem in a request, located by its JSON path (`service_lines[0].diagnosis_pointers`). */
 export class FieldIssue extends Schema.Class<FieldIssue>("FieldIssue")({
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  code: Schema.optionalWith(FieldIssueCode, { exact: true })
 }) {}
+
+/** A problem as plain JSON (stored in the intake log, answered in problem+json): FieldIssue's fields. */
+export const FieldIssueJson = Schema.Struct(FieldIssue.fields)
 
 /** The create payload broke one or more rules; every problem is listed. */
 export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("InvalidEncounter", {

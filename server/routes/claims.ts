@@ -3,7 +3,8 @@ import { ClaimStatus, NOTE_MAX_LENGTH } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
-import { fieldIssues, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
+import { requestDecoder } from "../../lib/domain/field-issues.js"
+import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { readBody, requireJson } from "../body.js"
 import { InvalidBody } from "../problem.js"
@@ -14,7 +15,7 @@ export const StatusChangeRequest = Schema.Struct({
   status: ClaimStatus,
   note: Schema.optional(Schema.String.pipe(Schema.maxLength(NOTE_MAX_LENGTH)))
 }).annotations({ identifier: "ClaimStatusChange" })
-const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
+const decodeRequest = requestDecoder(StatusChangeRequest)
 
 /** A status change body, read and checked the same way wherever a claim is moved (API, console). */
 export const readStatusChange = (request: Request, bodyLimit: number) => Effect.gen(() => readStatusChangeGen(request, bodyLimit))
@@ -27,7 +28,7 @@ function* readStatusChangeGen(request: Request, bodyLimit: number) {
     return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
   }
   const decoded = decodeRequest(raw)
-  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
+  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
   return decoded.right
 }
 

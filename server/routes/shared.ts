@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import { FieldIssue, FieldIssueCode } from "../../lib/domain/errors.js"
+import { MAX_PROBLEMS } from "../../lib/domain/problems.js"
 import type { ResponseDoc } from "../route.js"
 
 /** `limit` as a query string: an integer 1..100 (the rule checks the range and answers 400). */
@@ -21,9 +23,18 @@ export const DuplicateResponse = Schema.Struct({ ...createdFields, duplicate: Sc
   identifier: "EncounterDuplicate"
 })
 
-const FieldIssueDoc = Schema.Struct({
-  path: Schema.String.annotations({ description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body" }),
-  message: Schema.String
+/** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
+export const FieldIssueDoc = Schema.Struct({
+  ...FieldIssue.fields,
+  path: FieldIssue.fields.path.annotations({
+    description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body"
+  }),
+  code: Schema.optionalWith(
+    FieldIssueCode.annotations({
+      description: `Absent on ordinary problems. too_many_problems: the last entry of a list cut at ${MAX_PROBLEMS} problems; its message says how many were found`
+    }),
+    { exact: true }
+  )
 }).annotations({ identifier: "FieldIssue" })
 
 const problemFields = {
