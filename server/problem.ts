@@ -1,20 +1,21 @@
-import { Data } from "effect"
+import { Data, Schema } from "effect"
 import { capProblems, isCapped, MAX_PROBLEMS } from "../lib/domain/problems.js"
-import type {
-  ClaimNotFound,
-  EncounterNotFound,
-  EventNotFound,
+import {
+  type ClaimNotFound,
+  type EncounterNotFound,
+  type EventNotFound,
   FieldIssue,
-  IntakeRequestNotFound,
-  InvalidEncounter,
-  InvalidJson,
-  InvalidQuery,
-  InvalidStatusChange,
-  InvalidTransition,
-  PatientControlNumberTaken,
-  StorageError,
-  Unauthorized,
-  UnavailableReason
+  FieldIssueCode,
+  type IntakeRequestNotFound,
+  type InvalidEncounter,
+  type InvalidJson,
+  type InvalidQuery,
+  type InvalidStatusChange,
+  type InvalidTransition,
+  type PatientControlNumberTaken,
+  type StorageError,
+  type Unauthorized,
+  type UnavailableReason
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
 import type {
@@ -91,6 +92,39 @@ export type HttpFailure =
   | InvalidExportRequest
   | X12ReadError
   | X12WriteError
+
+/** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
+export const FieldIssueDoc = Schema.Struct({
+  ...FieldIssue.fields,
+  path: FieldIssue.fields.path.annotations({
+    description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body"
+  }),
+  code: Schema.optionalWith(
+    FieldIssueCode.annotations({
+      description: `Absent on ordinary problems. too_many_problems: the last entry of a list cut at ${MAX_PROBLEMS} problems; its message says how many were found`
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "FieldIssue" })
+
+export const problemFields = {
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Number.pipe(Schema.int()),
+  detail: Schema.String,
+  code: Schema.String,
+  errors: Schema.optional(Schema.Array(FieldIssueDoc)),
+  request_id: Schema.String.annotations({ description: "Also in X-Request-Id and in the server's log line" })
+}
+
+/** RFC 9457 problem details, as every error answers: the schema of what `problemBody` makes. */
+export const ProblemDetails = Schema.Struct(problemFields).annotations({
+  identifier: "Problem",
+  description: "RFC 9457 problem details"
+})
+
+/** The body of a problem answer. */
+export type ProblemBody = typeof ProblemDetails.Type
 
 export interface Problem {
   readonly status: number
@@ -301,7 +335,7 @@ const issueJson = ({ path, message, code }: FieldIssue) => (code === undefined ?
  * The response body of a problem, with the request id that ties it to the server's log line. Its
  * `errors` are cut at MAX_PROBLEMS whatever failed (a validator cuts its own list first).
  */
-export const problemBody = (p: Problem, requestId: string) => ({
+export const problemBody = (p: Problem, requestId: string): ProblemBody & Readonly<Record<string, unknown>> => ({
   type: `${PROBLEM_TYPE}${p.code}`,
   title: p.title,
   status: p.status,

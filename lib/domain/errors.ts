@@ -16,6 +16,7 @@ export class FieldIssue extends Schema.Class<FieldIssue>("FieldIssue")({
 
 /** A problem as plain JSON (stored in the intake log, answered in problem+json): FieldIssue's fields. */
 export const FieldIssueJson = Schema.Struct(FieldIssue.fields)
+export type FieldIssueJson = typeof FieldIssueJson.Type
 
 /** The create payload broke one or more rules; every problem is listed. */
 export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("InvalidEncounter", {

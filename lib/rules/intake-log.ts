@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { IntakeOutcomes, type IntakeOutcome, type RawRequestRecord } from "../domain/encounter.js"
-import { FieldIssue, IntakeRequestNotFound, InvalidQuery } from "../domain/errors.js"
+import { FieldIssue, type FieldIssueJson, IntakeRequestNotFound, InvalidQuery } from "../domain/errors.js"
 import { isUuid, RawRequestId, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
@@ -22,7 +22,7 @@ export interface IntakeRequest {
   readonly outcome: IntakeOutcome | null
   readonly external_id: string | null
   readonly encounter_id: string | null
-  readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  readonly errors: ReadonlyArray<FieldIssueJson>
 }
 
 /** An entry with the request exactly as received. */
