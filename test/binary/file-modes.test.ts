@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { clearinghouseSettingsFlags } from "../support/x12-files.js"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Effect, ManagedRuntime } from "effect"
@@ -126,17 +127,7 @@ describe("folders the server and the CLI create are 0700, whatever runs first an
 })
 
 describe("files the CLI writes that hold patient data are 0600 from their creation", () => {
-  const settings = [
-    "--interchange-sender-id", "SENDER01",
-    "--interchange-receiver-id", "CLEARHOUSE",
-    "--submitter-name", "Encounterd Billing",
-    "--submitter-id", "SUB123",
-    "--contact-name", "Ops Desk",
-    "--contact-phone", "6155550100",
-    "--receiver-name", "Example Clearinghouse",
-    "--receiver-id", "CH987",
-    "--usage", "T"
-  ]
+  const settings = clearinghouseSettingsFlags
 
   /** A claim ready for an 837P, written straight into the database file. */
   const seedClaim = async (db: string, pcn: string): Promise<string> => {

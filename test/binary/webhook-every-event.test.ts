@@ -4,19 +4,14 @@ import { Webhook } from "standardwebhooks"
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { allEvents, api, CREATED, ensureBinary, removeTemps, runCli, startBinary, tempDb, type WireEvent } from "../support/binary.js"
 import { make999, x12File } from "../support/x12-files.js"
-import { startHookReceiver, waitFor } from "./webhook-receiver.js"
+import { hookArgs, startHookReceiver, waitFor } from "./webhook-receiver.js"
 
 beforeAll(() => {
   ensureBinary()
 })
 afterAll(removeTemps)
 
-const HOOK_ARGS = [
-  "--rate-limit", "0",
-  "--webhook-allow-private",
-  "--webhook-timeout", "5s",
-  "--webhook-retry-schedule", Array.from({ length: 30 }, (_, i) => (i === 0 ? "0s" : "300ms")).join(",")
-]
+const HOOK_ARGS = hookArgs("5s")
 
 /** How long each step's events may take to arrive. */
 const DELIVERY_WAIT_MS = 15_000

@@ -59,3 +59,11 @@ export const waitFor = async (done: () => boolean | Promise<boolean>, ms: number
   }
   return done()
 }
+
+/** `serve` flags for tests that deliver to a receiver on loopback: quick retries, the given attempt timeout. */
+export const hookArgs = (timeout: string): ReadonlyArray<string> => [
+  "--rate-limit", "0",
+  "--webhook-allow-private",
+  "--webhook-timeout", timeout,
+  "--webhook-retry-schedule", Array.from({ length: 30 }, (_, i) => (i === 0 ? "0s" : "300ms")).join(",")
+]

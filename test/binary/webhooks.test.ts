@@ -5,19 +5,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { allEvents, api, ensureBinary, type RunningBinary, removeTemps, runCli, startBinary, tempDb, tempDir } from "../support/binary.js"
 import { validPayload } from "../support/payloads.js"
 import { createScratchDb, describePg } from "../support/postgres.js"
-import { startHookReceiver, waitFor } from "./webhook-receiver.js"
+import { hookArgs, startHookReceiver, waitFor } from "./webhook-receiver.js"
 
 beforeAll(() => {
   ensureBinary()
 })
 afterAll(removeTemps)
 
-const HOOK_ARGS = [
-  "--rate-limit", "0",
-  "--webhook-allow-private",
-  "--webhook-timeout", "1s",
-  "--webhook-retry-schedule", Array.from({ length: 30 }, (_, i) => (i === 0 ? "0s" : "300ms")).join(",")
-]
+const HOOK_ARGS = hookArgs("1s")
 
 describe("compiled binary: webhooks CLI", () => {
   test("create (private targets only with the flag), list, disable, enable, deliveries, retry", async () => {
