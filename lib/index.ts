@@ -81,7 +81,8 @@ export { getEvent, listEvents, type EventListQuery } from "./rules/read-events.j
 /**
  * Claim status. `changeClaimStatus(ws, claimId, status, note?)` moves along `ClaimTransitions`,
  * writing one StatusUpdated event per change (none when the status is unchanged). Errors:
- * `ClaimNotFound`, `InvalidTransition`. Race-safe: a compare-and-set on the status.
+ * `ClaimNotFound`, `InvalidTransition`, `InvalidStatusChange` (a note over `NOTE_MAX_LENGTH`).
+ * Race-safe: a compare-and-set on the status.
  */
 export { changeClaimStatus, type StatusChangeResult } from "./rules/change-claim-status.js"
 /**
@@ -210,7 +211,8 @@ export {
   ClaimStatuses,
   ClaimTransitions,
   FilterableClaimStatus,
-  FilterableClaimStatuses
+  FilterableClaimStatuses,
+  NOTE_MAX_LENGTH
 } from "./domain/claim-status.js"
 /** The create payload schema (vendor v4 EncounterCreate shape) and its all-at-once validator. */
 export { EncounterCreate } from "./domain/encounter-input.js"
@@ -254,6 +256,7 @@ export {
   InvalidEncounter,
   InvalidJson,
   InvalidQuery,
+  InvalidStatusChange,
   InvalidTransition,
   PatientControlNumberTaken,
   SlugTaken,
