@@ -575,6 +575,18 @@ interface Scenario {
   readonly after?: (target: Target) => Promise<void>
 }
 
+/** A copy in a random order (Fisher-Yates). */
+const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    const a = out[i]!
+    out[i] = out[j]!
+    out[j] = a
+  }
+  return out
+}
+
 /** Pages of the event feed the follow scenario cycles through. */
 const FEED_PAGES = 50
 
@@ -596,6 +608,12 @@ const allScenarios: readonly Scenario[] = [
   },
   { name: "list page (100)", unique: false, config: () => ({ path: "/api/encounters?limit=100" }) },
   { name: "one read", unique: false, config: (t) => ({ path: `/api/encounters/${t.ids[0] ?? ""}` }) },
+  {
+    name: "one read (random ids)",
+    unique: false,
+    // Every seeded encounter in a shuffled order: what a cache of recent reads meets outside a hot id.
+    config: (t) => ({ path: `/api/encounters/${t.ids[0] ?? ""}`, sequence: shuffled(t.ids).map((id) => ({ path: `/api/encounters/${id}` })) })
+  },
   { name: "compat list page (100)", unique: false, config: () => ({ path: "/api/encounters/compat-version?limit=100" }) },
   { name: "compat one read", unique: false, config: (t) => ({ path: `/api/encounters/compat-version/${t.ids[0] ?? ""}` }) },
   {

@@ -9,12 +9,13 @@ import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
+import { consoleFlagSpecs, consoleLimits, trustedProxies } from "./console-flags.js"
 import { databaseLayer, describeDb, type StorageConfig, storageDefaults } from "./database.js"
 import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
   usage:
-    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-secret-key-file FILE]",
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -28,6 +29,7 @@ export const serveSpec: CommandSpec = {
     synchronous: { type: "string", env: "ENCOUNTERD_SYNCHRONOUS", help: "SQLite synchronous: FULL (default, survives power loss) or NORMAL" },
     "metrics-key": { type: "string", env: "ENCOUNTERD_METRICS_KEY", help: "Require Authorization: Bearer KEY on GET /metrics (default: open)" },
     "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
+    ...consoleFlagSpecs,
     ...webhookFlagSpecs
   }
 }
@@ -62,7 +64,9 @@ export const serveConfig = (p: Parsed): ServerConfig => {
     ...(int(p, "rate-limit", 0) !== undefined ? { rateLimit: int(p, "rate-limit", 0)! } : {}),
     ...(int(p, "rate-burst", 1) !== undefined ? { rateBurst: int(p, "rate-burst", 1)! } : {}),
     metrics,
-    ...(metricsKey !== undefined ? { metricsKey } : {})
+    ...(metricsKey !== undefined ? { metricsKey } : {}),
+    console: consoleLimits(p),
+    trustedProxies: trustedProxies(p)
   })
 }
 

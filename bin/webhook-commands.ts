@@ -18,6 +18,8 @@ const settingsFlags = {
   "webhook-allow-private": webhookFlagSpecs["webhook-allow-private"],
   "webhook-secret-key-file": webhookFlagSpecs["webhook-secret-key-file"]
 }
+/** `create` also counts the workspace's endpoints against the limit the server is given. */
+const createFlags = { ...settingsFlags, "webhook-max-endpoints": webhookFlagSpecs["webhook-max-endpoints"] }
 
 /** Runs a webhook rule with the same settings (sealing key, target policy) the server would use. */
 const withWebhooks = <A, E, R>(p: Parsed, effect: Effect.Effect<A, E, R>) =>
@@ -73,7 +75,8 @@ const toggle = (status: "enabled" | "disabled"): Command => ({
 export const webhookCommands: Record<string, Command> = {
   "webhooks create": {
     spec: {
-      usage: "encounterd webhooks create --workspace SLUG --url URL [--event-type TYPE]... [--description TEXT] [--db FILE]",
+      usage:
+        "encounterd webhooks create --workspace SLUG --url URL [--event-type TYPE]... [--description TEXT] [--webhook-max-endpoints 50] [--db FILE]",
       summary: "Register a webhook endpoint. Prints it with its signing secret, shown this once.",
       options: {
         workspace: { type: "string", help: "Workspace slug" },
@@ -81,7 +84,7 @@ export const webhookCommands: Record<string, Command> = {
         "event-type": { type: "string", multiple: true, help: "Event type to send, repeatable (default: every type)" },
         description: { type: "string", help: "What the endpoint is for" },
         db: dbOption,
-        ...settingsFlags
+        ...createFlags
       }
     },
     run: (p) => {

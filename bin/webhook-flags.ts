@@ -1,7 +1,10 @@
 import { Either } from "effect"
-import type { WebhookSettingsOptions } from "../lib/webhooks/settings.js"
+import { DEFAULT_MAX_ENDPOINTS, type WebhookSettingsOptions } from "../lib/webhooks/settings.js"
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT, parseRetrySchedule, parseTimeout } from "../lib/webhooks/schedule.js"
-import { type CommandSpec, type Parsed, str, UsageError } from "./args.js"
+import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
+
+/** The most `--webhook-max-endpoints` may be: each endpoint may hold 4 of the worker's attempts. */
+const MAX_ENDPOINTS_LIMIT = 10_000
 
 /** The webhook flags of `serve` (and of the CLI's `webhooks create`, which checks targets too). */
 export const webhookFlagSpecs = {
@@ -15,6 +18,11 @@ export const webhookFlagSpecs = {
     type: "boolean",
     env: "ENCOUNTERD_WEBHOOK_ALLOW_PRIVATE",
     help: "Allow webhook targets on loopback, private, link-local and unique-local addresses (on-premises receivers)"
+  },
+  "webhook-max-endpoints": {
+    type: "string",
+    env: "ENCOUNTERD_WEBHOOK_MAX_ENDPOINTS",
+    help: `Webhook endpoints one workspace may register, 1 to ${MAX_ENDPOINTS_LIMIT} (default ${DEFAULT_MAX_ENDPOINTS})`
   },
   "webhook-secret-key-file": {
     type: "string",
@@ -37,9 +45,14 @@ export const webhookOptions = (p: Parsed, db: string): WebhookSettingsOptions =>
   if (schedule !== undefined && Either.isLeft(schedule)) throw new UsageError(`--webhook-retry-schedule ${schedule.left.message}`)
   if (timeout !== undefined && Either.isLeft(timeout)) throw new UsageError(`--webhook-timeout ${timeout.left.message}`)
   const keyFile = str(p, "webhook-secret-key-file")
+  const maxEndpoints = int(p, "webhook-max-endpoints", 1)
+  if (maxEndpoints !== undefined && maxEndpoints > MAX_ENDPOINTS_LIMIT) {
+    throw new UsageError(`--webhook-max-endpoints must be at most ${MAX_ENDPOINTS_LIMIT}`)
+  }
   return {
     db,
     allowPrivate: flag(p, "webhook-allow-private"),
+    ...(maxEndpoints !== undefined ? { maxEndpoints } : {}),
     ...(keyFile !== undefined ? { keyFile } : {}),
     ...(schedule !== undefined ? { schedule: schedule.right } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout.right } : {})

@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { Effect } from "effect"
+import { reasonOf } from "../lib/domain/errors.js"
+import { FileNotWritten, writeNewPrivateFile } from "../lib/private-files.js"
 import { getClearinghouseSettings, putClearinghouseSettings } from "../lib/rules/clearinghouse-settings.js"
 import { findWorkspace } from "../lib/rules/workspaces.js"
 import { createX12Batch, MAX_BATCH_CLAIMS } from "../lib/rules/x12-export.js"
@@ -89,7 +91,7 @@ export const x12Commands: Record<string, Command> = {
       options: {
         workspace: workspaceOption,
         claims: { type: "string", help: "Claim ids, comma-separated" },
-        out: { type: "string", help: "Where to write the 837P (must not exist; its folder must)" },
+        out: { type: "string", help: "Where to write the 837P, owner-only (0600) (must not exist; its folder must)" },
         db: dbOption
       }
     },
@@ -104,7 +106,15 @@ export const x12Commands: Record<string, Command> = {
           const ws = yield* findWorkspace(slug)
           const batch = yield* createX12Batch(ws.id, claims)
           const file = yield* getX12BatchFile(ws.id, batch.id)
-          yield* Effect.sync(() => writeFileSync(out, file, { flag: "wx" }))
+          // The 837P names patients and their member ids: owner-only (0600) from its creation.
+          yield* Effect.try({
+            try: () => writeNewPrivateFile(out, file),
+            catch: (cause) =>
+              new FileNotWritten({
+                file: out,
+                reason: `${reasonOf(cause)}; batch ${batch.id} was sent, its file is at GET /api/x12/837p-batches/${batch.id}/file`
+              })
+          })
           return { ...batch, file: out }
         })
       )

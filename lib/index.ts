@@ -55,7 +55,8 @@ export { Metrics, noMetrics, type DeliveryOutcome, type MetricsSink } from "./po
  * bytes first, then validates and creates the encounter, its first claim and the Created event in
  * one transaction; idempotent on (workspace, external_id): a replay answers `duplicate: true`.
  * `createEncounter(workspaceId, payload)` does the same for a payload object.
- * Errors: `InvalidJson`, `InvalidEncounter` (every problem with its path), `PatientControlNumberTaken`, `StorageError`.
+ * Errors: `InvalidJson`, `InvalidEncounter` (every problem with its path, up to `MAX_PROBLEMS`, then one
+ * with the code `too_many_problems`), `PatientControlNumberTaken`, `StorageError`.
  */
 export { createEncounter, intakeEncounter, type IntakeRequest, type IntakeResult } from "./rules/create-encounter.js"
 /**
@@ -80,7 +81,8 @@ export { getEvent, listEvents, type EventListQuery } from "./rules/read-events.j
 /**
  * Claim status. `changeClaimStatus(ws, claimId, status, note?)` moves along `ClaimTransitions`,
  * writing one StatusUpdated event per change (none when the status is unchanged). Errors:
- * `ClaimNotFound`, `InvalidTransition`. Race-safe: a compare-and-set on the status.
+ * `ClaimNotFound`, `InvalidTransition`, `InvalidStatusChange` (a note over `NOTE_MAX_LENGTH`).
+ * Race-safe: a compare-and-set on the status.
  */
 export { changeClaimStatus, type StatusChangeResult } from "./rules/change-claim-status.js"
 /**
@@ -184,7 +186,8 @@ export { actionsFrom999, statusFrom277Claim, statusFrom835Claim, type StatusActi
  * secret is answered once; `InvalidWebhookInput` names each path, private targets are refused
  * unless allowed), `listWebhookEndpoints`, `getWebhookEndpoint`, `updateWebhookEndpoint(ws, id,
  * patch)`, `deleteWebhookEndpoint`, `rotateWebhookSecret` (both secrets sign for 24 hours).
- * Errors: `WebhookEndpointNotFound` (also another workspace's), `WebhooksUnavailable` (no key).
+ * Errors: `WebhookEndpointNotFound` (also another workspace's), `WebhooksUnavailable` (no key),
+ * `WebhookEndpointLimitReached` (the workspace has `maxEndpoints` of the settings, default 50).
  */
 export {
   createWebhookEndpoint,
@@ -198,22 +201,30 @@ export {
 /**
  * Deliveries: `listWebhookDeliveries(ws, endpointId, {status?, limit?, page_token?})` newest first;
  * `retryWebhookDelivery(ws, id)` (one more attempt now, also for a failed one);
- * `recoverWebhookDeliveries(ws, endpointId, {since})` queues every matching event since then again.
+ * `recoverWebhookDeliveries(ws, endpointId, {since, page_token?})` queues the matching events
+ * since then again, at most 1,000 per call (`{queued, more, next_page_token}`: call again with the
+ * token while `more`), due 50 ms apart behind what the endpoint already has pending.
  * Deliveries are written with their event (the outbox) and made by the delivery worker.
  */
 export {
   listWebhookDeliveries,
+  RECOVER_LIMIT,
+  RECOVER_PACE_MS,
   recoverWebhookDeliveries,
   retryWebhookDelivery,
-  type DeliveryListQuery
+  type DeliveryListQuery,
+  type WebhookRecovery
 } from "./rules/webhook-deliveries.js"
 /**
- * The delivery worker: `DeliveryWorker.layer({concurrency?, perEndpoint?, pollMs?})` runs while the
- * layer lives (or `runDeliveryWorker()` as an effect); it claims due deliveries with a lease, so
- * several processes on one database share the work. It needs Storage, Clock and WebhookSettings.
+ * The delivery worker: `DeliveryWorker.layer({concurrency?, perEndpoint?, perWorkspace?, pollMs?})`
+ * runs while the layer lives (or `runDeliveryWorker()` as an effect); it claims due deliveries with
+ * a lease, so several processes on one database share the work. Its slots are shared fairly: one
+ * workspace has at most half of them (less while others have attempts under way), so slow or dead
+ * endpoints delay only their own workspace. It needs Storage, Clock and WebhookSettings.
  */
-export { DeliveryWorker, runDeliveryWorker, type WorkerOptions } from "./webhooks/worker.js"
+export { DeliveryWorker, runDeliveryWorker, workspaceShare, type WorkerOptions } from "./webhooks/worker.js"
 export {
+  DEFAULT_MAX_ENDPOINTS,
   ephemeralWebhookSettings,
   WebhookSettings,
   webhookSettingsLayer,
@@ -232,11 +243,17 @@ export {
   ClaimStatuses,
   ClaimTransitions,
   FilterableClaimStatus,
-  FilterableClaimStatuses
+  FilterableClaimStatuses,
+  NOTE_MAX_LENGTH
 } from "./domain/claim-status.js"
 /** The create payload schema (vendor v4 EncounterCreate shape) and its all-at-once validator. */
 export { EncounterCreate } from "./domain/encounter-input.js"
 export { validateEncounterCreate } from "./domain/validate.js"
+/**
+ * How many problems a validation answers (100): past it, the list ends with one problem whose
+ * `code` is `too_many_problems` and whose message states how many were found.
+ */
+export { MAX_PROBLEMS, TOO_MANY_PROBLEMS } from "./domain/problems.js"
 /** Normalized views: `toEncounter` (Encounter with latest claim), `toClaim`. */
 export { Claim, Encounter, toClaim, toEncounter, type EncounterWithClaim } from "./domain/encounter.js"
 export { Event, EventTypes, SCHEMA_VERSION, toEvent } from "./domain/event.js"
@@ -251,7 +268,13 @@ export {
   WebhookEndpointStatus,
   WebhookEndpointView
 } from "./domain/webhook.js"
-export { InvalidWebhookInput, WebhookDeliveryNotFound, WebhookEndpointNotFound, WebhooksUnavailable } from "./domain/webhook-errors.js"
+export {
+  InvalidWebhookInput,
+  WebhookDeliveryNotFound,
+  WebhookEndpointLimitReached,
+  WebhookEndpointNotFound,
+  WebhooksUnavailable
+} from "./domain/webhook-errors.js"
 /** Typed errors; each has a `_tag` and a readable `message`. */
 export {
   ApiKeyNotFound,
@@ -265,6 +288,7 @@ export {
   InvalidEncounter,
   InvalidJson,
   InvalidQuery,
+  InvalidStatusChange,
   InvalidTransition,
   PatientControlNumberTaken,
   SlugTaken,

@@ -12,7 +12,13 @@ import { changeClaimStatus } from "./rules/change-claim-status.js"
 import { createEncounter } from "./rules/create-encounter.js"
 import { type EncounterListQuery, getEncounter, listEncounters } from "./rules/read-encounters.js"
 import { type EventListQuery, getEvent, listEvents } from "./rules/read-events.js"
-import { type DeliveryListQuery, listWebhookDeliveries, recoverWebhookDeliveries, retryWebhookDelivery } from "./rules/webhook-deliveries.js"
+import {
+  type DeliveryListQuery,
+  listWebhookDeliveries,
+  recoverWebhookDeliveries,
+  retryWebhookDelivery,
+  type WebhookRecovery
+} from "./rules/webhook-deliveries.js"
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -59,8 +65,11 @@ export interface EncounterdClient {
     readonly rotateSecret: (workspaceId: string, id: string) => Promise<{ secret: string }>
     readonly deliveries: (workspaceId: string, endpointId: string, query?: DeliveryListQuery) => Promise<Page<WebhookDeliveryView>>
     readonly retry: (workspaceId: string, deliveryId: string) => Promise<WebhookDeliveryView>
-    /** Queues again every matching event recorded at or after `since` (ISO 8601). */
-    readonly recover: (workspaceId: string, endpointId: string, since: string) => Promise<{ queued: number }>
+    /**
+     * Queues again the matching events recorded at or after `since` (ISO 8601), at most 1,000 per
+     * call: while the answer says `more`, call again with its `next_page_token`.
+     */
+    readonly recover: (workspaceId: string, endpointId: string, since: string, pageToken?: string) => Promise<WebhookRecovery>
   }
   /** Releases the storage (closes the database). */
   readonly close: () => Promise<void>
@@ -123,7 +132,8 @@ export const openClient = <E>(
       rotateSecret: (workspaceId, id) => hooks(rotateWebhookSecret(ws(workspaceId), id)),
       deliveries: (workspaceId, endpointId, query = {}) => run(listWebhookDeliveries(ws(workspaceId), endpointId, query)),
       retry: (workspaceId, deliveryId) => run(retryWebhookDelivery(ws(workspaceId), deliveryId)),
-      recover: (workspaceId, endpointId, since) => run(recoverWebhookDeliveries(ws(workspaceId), endpointId, { since }))
+      recover: (workspaceId, endpointId, since, pageToken) =>
+        run(recoverWebhookDeliveries(ws(workspaceId), endpointId, { since, ...(pageToken !== undefined ? { page_token: pageToken } : {}) }))
     },
     close: () => runtime.dispose()
   }

@@ -16,6 +16,28 @@ export interface ServerConfig {
   readonly metrics: boolean
   /** When set, `/metrics` needs `Authorization: Bearer <metricsKey>`. */
   readonly metricsKey: string | undefined
+  /** The operator console's sessions and sign-in limits. */
+  readonly console: ConsoleLimits
+  /**
+   * Addresses of reverse proxies whose `X-Forwarded-For` names the client (the console's sign-in
+   * limit per address); from any other peer the header is ignored.
+   */
+  readonly trustedProxies: ReadonlyArray<string>
+}
+
+export interface ConsoleLimits {
+  /** A session ends after this long without a request. */
+  readonly sessionIdleMs: number
+  /** A session ends this long after its sign-in, however busy. */
+  readonly sessionMaxAgeMs: number
+  /** Sessions one API key may hold at once; a further sign-in with it ends that key's oldest. */
+  readonly sessionsPerKey: number
+  /** Sessions the server holds at once; at the limit further sign-ins are refused (503), no session is ended. */
+  readonly maxSessions: number
+  /** Sign-ins per minute with one key (any outcome); 0 turns the limit off. */
+  readonly signInsPerKey: number
+  /** Sign-ins per minute from one client address (an IPv6 /64 counts as one); 0 turns the limit off. */
+  readonly signInsPerAddress: number
 }
 
 export const defaults = {
@@ -28,7 +50,21 @@ export const defaults = {
   metrics: true
 } as const
 
-export const withDefaults = (partial: Partial<ServerConfig>): ServerConfig => {
+const HOUR_MS = 60 * 60 * 1000
+
+export const consoleDefaults: ConsoleLimits = {
+  sessionIdleMs: 12 * HOUR_MS,
+  sessionMaxAgeMs: 12 * HOUR_MS,
+  sessionsPerKey: 20,
+  maxSessions: 10_000,
+  signInsPerKey: 10,
+  signInsPerAddress: 30
+}
+
+/** What a caller sets of the configuration: the rest (console limits one by one) takes the defaults. */
+export type ServerSettings = Partial<Omit<ServerConfig, "console">> & { readonly console?: Partial<ConsoleLimits> }
+
+export const withDefaults = (partial: ServerSettings): ServerConfig => {
   const port = partial.port ?? defaults.port
   const host = partial.host ?? defaults.host
   return {
@@ -40,6 +76,8 @@ export const withDefaults = (partial: Partial<ServerConfig>): ServerConfig => {
     rateBurst: partial.rateBurst ?? Math.max(defaults.rateBurst, (partial.rateLimit ?? defaults.rateLimit) * 2),
     idleTimeout: partial.idleTimeout ?? defaults.idleTimeout,
     metrics: partial.metrics ?? defaults.metrics,
-    metricsKey: partial.metricsKey
+    metricsKey: partial.metricsKey,
+    console: { ...consoleDefaults, ...partial.console },
+    trustedProxies: partial.trustedProxies ?? []
   }
 }

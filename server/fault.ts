@@ -12,10 +12,10 @@ export const describeThrown = (e: unknown): string => {
 }
 
 /** The 500 answer of a request that failed outside the pipeline's own error handling. */
-export const internalResponse = (requestId: string, head: boolean): Response =>
+export const internalResponse = (requestId: string, head: boolean, extra?: Record<string, string>): Response =>
   new Response(head ? null : JSON.stringify(problemBody(internalProblem, requestId)), {
     status: 500,
-    headers: { "content-type": "application/problem+json", "x-request-id": requestId }
+    headers: { ...extra, "content-type": "application/problem+json", "x-request-id": requestId }
   })
 
 /** Logs the one error line of a failed request: the request id and where it failed, no request data. */

@@ -3,7 +3,10 @@ import { Cause, Effect, Exit, Fiber, type ManagedRuntime, Option, Runtime } from
 import type { Principal } from "../lib/domain/workspace.js"
 import { authenticate } from "../lib/rules/workspaces.js"
 import { servedRoutes as allRoutes } from "./api.js"
+import { clientAddress, trustedSet } from "./client-address.js"
 import type { ServerConfig } from "./config.js"
+import { privateHeaders } from "./console/headers.js"
+import { makeConsoleState } from "./console/state.js"
 import { describeThrown, internalResponse, logFault } from "./fault.js"
 import { log } from "./log.js"
 import {
@@ -18,7 +21,7 @@ import {
   toProblem
 } from "./problem.js"
 import { makeRateLimiter, type RateDecision } from "./rate-limit.js"
-import type { Reply, Route, Services } from "./route.js"
+import type { Reply, Route, ServerContext, Services } from "./route.js"
 import { compile, type Match, type RequestTarget, requestUrl, route } from "./router.js"
 import type { ServerMetrics } from "./server-metrics.js"
 
@@ -43,6 +46,14 @@ const respond = (status: number, reply: { readonly body: unknown; readonly conte
   return new Response(body, { status, headers })
 }
 
+/** Console answers (pages, data, and every refusal under /console) carry the console's CSP and are not stored. */
+const isConsolePath = (pathname: string): boolean => pathname === "/console" || pathname.startsWith("/console/")
+
+export interface FetchOptions {
+  /** The TCP peer of a request (Bun's `server.requestIP`); requests handled in process have none. */
+  readonly peerAddress?: (request: Request) => string | undefined
+}
+
 /**
  * The request pipeline: route, authenticate, rate-limit, check scope, run the handler, and turn
  * every failure into problem+json in one place. Returns the `fetch` function for Bun.serve.
@@ -52,10 +63,19 @@ export const makeFetch = (
   runtime: ManagedRuntime.ManagedRuntime<Services, never>,
   config: ServerConfig,
   metrics: ServerMetrics,
-  routes: ReadonlyArray<Route> = allRoutes
+  routes: ReadonlyArray<Route> = allRoutes,
+  options: FetchOptions = {}
 ) => {
   const table = compile(routes)
   const limiter = config.rateLimit > 0 ? makeRateLimiter(config.rateLimit, config.rateBurst) : undefined
+  const trusted = trustedSet(config.trustedProxies)
+  const peerAddress = options.peerAddress
+  const context: ServerContext = {
+    keyRate: limiter,
+    rateLimited: metrics.rateLimited,
+    clientAddress: (request) => clientAddress(peerAddress?.(request), request.headers.get("x-forwarded-for"), trusted),
+    console: makeConsoleState(config.console)
+  }
 
   return (request: Request): Response | Promise<Response> => {
     const started = performance.now()
@@ -63,6 +83,7 @@ export const makeFetch = (
     const requestId = incomingId !== null && REQUEST_ID.test(incomingId) ? incomingId : randomUUID()
     const head = request.method === "HEAD"
     let routePath: string | undefined
+    let consoleAnswer: Record<string, string> | undefined
     const learned: Learned = { principal: undefined, rate: undefined }
 
     /** The request's log line and metrics: once per request, whatever the outcome. */
@@ -81,15 +102,16 @@ export const makeFetch = (
     }
     const fault = (e: unknown): Response => {
       logFault(requestId, describeThrown(e))
-      return done(500, internalResponse(requestId, head))
+      return done(500, internalResponse(requestId, head, consoleAnswer))
     }
 
     try {
       const url = requestUrl(request.url)
+      if (isConsolePath(url.pathname)) consoleAnswer = privateHeaders
       const match = route(table, request.method, url.pathname)
       if (match._tag === "Found") routePath = match.route.path
       else if (match._tag === "WrongMethod") routePath = match.path
-      const program = Effect.gen(() => runRoute(match, url, request, config, metrics, limiter, learned))
+      const program = Effect.gen(() => runRoute(match, url, request, config, metrics, context, learned))
 
       const finish = (exit: Exit.Exit<Reply, HttpFailure>): Response => {
         const rate = learned.rate
@@ -103,14 +125,14 @@ export const makeFetch = (
               }
         if (Exit.isSuccess(exit)) {
           const reply = exit.value
-          return done(reply.status, respond(reply.status, reply, requestId, { ...rateHeaders, ...reply.headers }, head))
+          return done(reply.status, respond(reply.status, reply, requestId, { ...consoleAnswer, ...rateHeaders, ...reply.headers }, head))
         }
         const failure = Cause.failureOption(exit.cause)
         const problem: Problem = Option.isSome(failure) ? toProblem(failure.value) : internalProblem
         // The cause names the failing operation; request bodies never reach the log.
         if (problem.status >= 500) logFault(requestId, describeCause(exit.cause))
         const body = { body: problemBody(problem, requestId), contentType: "application/problem+json" }
-        return done(problem.status, respond(problem.status, body, requestId, { ...rateHeaders, ...problem.headers }, head))
+        return done(problem.status, respond(problem.status, body, requestId, { ...consoleAnswer, ...rateHeaders, ...problem.headers }, head))
       }
 
       // A request with a body always waits (for the body, then for its write): it runs as a promise.
@@ -143,7 +165,7 @@ function* runRoute(
   request: Request,
   config: ServerConfig,
   metrics: ServerMetrics,
-  limiter: ((keyId: string) => RateDecision) | undefined,
+  context: ServerContext,
   learned: Learned
 ) {
   if (match._tag === "None") return yield* new RouteNotFound({ path: url.pathname })
@@ -153,7 +175,7 @@ function* runRoute(
   if (r.auth) {
     principal = yield* authenticate(presentedKey(request))
     learned.principal = principal
-    const rate = limiter?.(principal.keyId)
+    const rate = context.keyRate?.(principal.keyId)
     learned.rate = rate
     if (rate !== undefined && !rate.allowed) {
       metrics.rateLimited()
@@ -161,7 +183,7 @@ function* runRoute(
     }
     if (r.scope !== undefined && !principal.scopes.includes(r.scope)) return yield* new Forbidden({ scope: r.scope })
   }
-  return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry })
+  return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry, server: context })
 }
 
 /** The fiber still running when a synchronous run had to stop at an asynchronous step. */

@@ -1,16 +1,21 @@
-import { Data } from "effect"
-import type {
-  ClaimNotFound,
-  EncounterNotFound,
-  EventNotFound,
-  IntakeRequestNotFound,
-  InvalidEncounter,
-  InvalidJson,
-  InvalidQuery,
-  InvalidTransition,
-  PatientControlNumberTaken,
-  StorageError,
-  Unauthorized
+import { Data, Schema } from "effect"
+import { capProblems, isCapped, MAX_PROBLEMS } from "../lib/domain/problems.js"
+import {
+  type ClaimNotFound,
+  type EncounterNotFound,
+  type EventNotFound,
+  FieldIssue,
+  FieldIssueCode,
+  type IntakeRequestNotFound,
+  type InvalidEncounter,
+  type InvalidJson,
+  type InvalidQuery,
+  type InvalidStatusChange,
+  type InvalidTransition,
+  type PatientControlNumberTaken,
+  type StorageError,
+  type Unauthorized,
+  type UnavailableReason
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
 import type {
@@ -25,6 +30,7 @@ import type { ClaimsNotExportable, InvalidExportRequest, X12ReadError, X12WriteE
 import type {
   InvalidWebhookInput,
   WebhookDeliveryNotFound,
+  WebhookEndpointLimitReached,
   WebhookEndpointNotFound,
   WebhooksUnavailable
 } from "../lib/domain/webhook-errors.js"
@@ -35,9 +41,7 @@ export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly 
 export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ readonly allow: ReadonlyArray<string> }> {}
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
 export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly received: string; readonly expected: string }> {}
-export class InvalidBody extends Data.TaggedError("InvalidBody")<{
-  readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }>
-}> {}
+export class InvalidBody extends Data.TaggedError("InvalidBody")<{ readonly errors: ReadonlyArray<FieldIssue> }> {}
 export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterSeconds: number }> {}
 /** A console request without a live session; `headers` may clear the session cookie. */
 export class SessionRequired extends Data.TaggedError("SessionRequired")<{
@@ -46,6 +50,8 @@ export class SessionRequired extends Data.TaggedError("SessionRequired")<{
 }> {}
 /** A state-changing console request without its session's CSRF token, or from another origin. */
 export class CsrfRejected extends Data.TaggedError("CsrfRejected")<{ readonly detail: string }> {}
+/** The server holds as many console sessions as it may (`--console-max-sessions`): a sign-in waits for one to end. */
+export class ConsoleSessionsFull extends Data.TaggedError("ConsoleSessionsFull")<{ readonly limit: number }> {}
 
 export type HttpFailure =
   | Forbidden
@@ -57,8 +63,10 @@ export type HttpFailure =
   | RateLimited
   | SessionRequired
   | CsrfRejected
+  | ConsoleSessionsFull
   | InvalidJson
   | InvalidQuery
+  | InvalidStatusChange
   | InvalidEncounter
   | PatientControlNumberTaken
   | InvalidTransition
@@ -69,6 +77,7 @@ export type HttpFailure =
   | WebhookEndpointNotFound
   | WebhookDeliveryNotFound
   | InvalidWebhookInput
+  | WebhookEndpointLimitReached
   | WebhooksUnavailable
   | Unauthorized
   | StorageError
@@ -84,12 +93,45 @@ export type HttpFailure =
   | X12ReadError
   | X12WriteError
 
+/** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
+export const FieldIssueDoc = Schema.Struct({
+  ...FieldIssue.fields,
+  path: FieldIssue.fields.path.annotations({
+    description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body"
+  }),
+  code: Schema.optionalWith(
+    FieldIssueCode.annotations({
+      description: `Absent on ordinary problems. too_many_problems: the last entry of a list cut at ${MAX_PROBLEMS} problems; its message says how many were found`
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "FieldIssue" })
+
+export const problemFields = {
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Number.pipe(Schema.int()),
+  detail: Schema.String,
+  code: Schema.String,
+  errors: Schema.optional(Schema.Array(FieldIssueDoc)),
+  request_id: Schema.String.annotations({ description: "Also in X-Request-Id and in the server's log line" })
+}
+
+/** RFC 9457 problem details, as every error answers: the schema of what `problemBody` makes. */
+export const ProblemDetails = Schema.Struct(problemFields).annotations({
+  identifier: "Problem",
+  description: "RFC 9457 problem details"
+})
+
+/** The body of a problem answer. */
+export type ProblemBody = typeof ProblemDetails.Type
+
 export interface Problem {
   readonly status: number
   readonly code: string
   readonly title: string
   readonly detail: string
-  readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  readonly errors?: ReadonlyArray<FieldIssue>
   readonly extra?: Record<string, unknown>
   readonly headers?: Record<string, string>
 }
@@ -163,6 +205,14 @@ export const toProblem = (e: HttpFailure): Problem => {
     }
     case "ClearinghouseNotConfigured":
       return { status: 409, code: "clearinghouse_not_configured", title: "Clearinghouse not configured", detail: e.message }
+    case "WebhookEndpointLimitReached":
+      return {
+        status: 409,
+        code: "webhook_endpoint_limit",
+        title: "Webhook endpoint limit reached",
+        detail: e.message,
+        extra: { limit: e.limit, setting: "--webhook-max-endpoints" }
+      }
     case "ControlNumbersExhausted":
       return { status: 409, code: "control_numbers_exhausted", title: "Control numbers exhausted", detail: e.message }
     case "ClaimsNotExportable":
@@ -203,13 +253,14 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `Expected Content-Type ${e.expected}, received ${e.received === "" ? "none" : e.received}`
       }
     case "InvalidEncounter":
+    case "InvalidStatusChange":
     case "InvalidWebhookInput":
     case "InvalidBody":
       return {
         status: 422,
         code: "validation_failed",
         title: "Validation failed",
-        detail: `${e.errors.length} problem(s) in the request body`,
+        detail: bodyProblems(e.errors),
         errors: e.errors
       }
     case "PatientControlNumberTaken":
@@ -228,6 +279,14 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `Rate limit exceeded; retry after ${e.retryAfterSeconds} s`,
         headers: { "retry-after": String(e.retryAfterSeconds) }
       }
+    case "ConsoleSessionsFull":
+      return {
+        status: 503,
+        code: "console_sessions_full",
+        title: "Too many console sessions",
+        detail: `The server holds its limit of ${e.limit} console sessions; sign in again once some have ended`,
+        headers: { "retry-after": "60" }
+      }
     case "WebhooksUnavailable":
       return { status: 503, code: "webhooks_unavailable", title: "Webhooks unavailable", detail: e.message }
     case "StorageError": {
@@ -245,11 +304,20 @@ export const toProblem = (e: HttpFailure): Problem => {
   }
 }
 
+/** How many problems a body has, in words; a list cut at MAX_PROBLEMS says so. */
+const bodyProblems = (errors: ReadonlyArray<FieldIssue>): string =>
+  isCapped(errors) || errors.length > MAX_PROBLEMS
+    ? `More than ${MAX_PROBLEMS} problems in the request body; the first ${MAX_PROBLEMS} are listed`
+    : `${errors.length} problem(s) in the request body`
+
 const unavailableDetail = {
   full: "The database or its disk is full; nothing of this request was stored. Retry once space is freed.",
   busy: "The database is locked by another process; nothing of this request was stored. Retry shortly.",
-  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly."
-} as const
+  unreachable: "The database cannot be reached; nothing of this request was stored. Retry shortly.",
+  interrupted:
+    "The connection to the database was lost while this request's changes were being committed: they may or may not have been stored. " +
+    "Retry shortly (a repeated create answers with the stored encounter; a repeated status change changes nothing)."
+} as const satisfies Record<UnavailableReason, string>
 
 export const internalProblem: Problem = {
   status: 500,
@@ -260,14 +328,20 @@ export const internalProblem: Problem = {
 
 const PROBLEM_TYPE = "https://encounterd.dev/problems/"
 
-/** The response body of a problem, with the request id that ties it to the server's log line. */
-export const problemBody = (p: Problem, requestId: string) => ({
+/** One problem of `errors` as JSON: its path and message, and its code when it has one. */
+const issueJson = ({ path, message, code }: FieldIssue) => (code === undefined ? { path, message } : { path, message, code })
+
+/**
+ * The response body of a problem, with the request id that ties it to the server's log line. Its
+ * `errors` are cut at MAX_PROBLEMS whatever failed (a validator cuts its own list first).
+ */
+export const problemBody = (p: Problem, requestId: string): ProblemBody & Readonly<Record<string, unknown>> => ({
   type: `${PROBLEM_TYPE}${p.code}`,
   title: p.title,
   status: p.status,
   detail: p.detail,
   code: p.code,
-  ...(p.errors !== undefined ? { errors: p.errors.map(({ path, message }) => ({ path, message })) } : {}),
+  ...(p.errors !== undefined ? { errors: capProblems(p.errors).map(issueJson) } : {}),
   ...p.extra,
   request_id: requestId
 })

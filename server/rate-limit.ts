@@ -10,13 +10,28 @@ export interface RateDecision {
   readonly resetSeconds: number
 }
 
-export const makeRateLimiter = (rate: number, burst: number, now: () => number = () => performance.now()) => {
+export type RateLimiter = (key: string) => RateDecision
+
+/**
+ * `maxKeys` bounds the buckets kept, for limiters keyed by what callers choose (a presented key,
+ * an address): past it the bucket used longest ago is dropped (it has most likely refilled, and a
+ * dropped bucket starts full again). Without it the buckets are those of known API keys.
+ */
+export const makeRateLimiter = (rate: number, burst: number, now: () => number = () => performance.now(), maxKeys?: number): RateLimiter => {
   const buckets = new Map<string, { tokens: number; at: number }>()
   return (key: string): RateDecision => {
     const t = now()
     const b = buckets.get(key) ?? { tokens: burst, at: t }
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * rate)
     b.at = t
+    if (maxKeys !== undefined) {
+      // Map order is use order: the first entry is the bucket used longest ago.
+      buckets.delete(key)
+      if (buckets.size >= maxKeys) {
+        const oldest = buckets.keys().next()
+        if (oldest.done !== true) buckets.delete(oldest.value)
+      }
+    }
     buckets.set(key, b)
     if (b.tokens >= 1) {
       b.tokens -= 1

@@ -1,13 +1,15 @@
 import { Effect, Either, Schema } from "effect"
 import { InvalidQuery } from "../lib/domain/errors.js"
-import { fieldIssues } from "../lib/domain/field-issues.js"
+import { requestDecoder } from "../lib/domain/field-issues.js"
 import type { Principal, Scope } from "../lib/domain/workspace.js"
 import type { Clock, Ids } from "../lib/ports/clock.js"
 import type { Storage } from "../lib/ports/storage.js"
 import type { WebhookSettings } from "../lib/webhooks/settings.js"
 import type { ServerConfig } from "./config.js"
+import type { ConsoleState } from "./console/state.js"
 import type { Registry } from "./metrics.js"
 import type { HttpFailure } from "./problem.js"
+import type { RateLimiter } from "./rate-limit.js"
 
 export type Services = Storage | Clock | Ids | WebhookSettings
 
@@ -19,6 +21,17 @@ export interface Reply {
   readonly contentType?: string
 }
 
+/** What one server keeps for its routes beside the runtime's services: made once, when it starts. */
+export interface ServerContext {
+  /** The per-key rate limit API requests are charged to (undefined when off); console requests are charged to it too. */
+  readonly keyRate: RateLimiter | undefined
+  /** Counts a request refused by a rate limit (`/metrics`). */
+  readonly rateLimited: () => void
+  /** The client of a request: its TCP peer, or what a trusted proxy forwarded (`--trusted-proxy`). */
+  readonly clientAddress: (request: Request) => string | undefined
+  readonly console: ConsoleState
+}
+
 export interface HandlerInput<Q, P> {
   readonly principal: P
   readonly params: Readonly<Record<string, string>>
@@ -26,6 +39,7 @@ export interface HandlerInput<Q, P> {
   readonly request: Request
   readonly config: ServerConfig
   readonly metrics: Registry
+  readonly server: ServerContext
 }
 
 /** What the OpenAPI document says of one response. */
@@ -59,19 +73,21 @@ export interface Route extends RouteDoc {
   readonly run: (input: HandlerInput<URLSearchParams, Principal | undefined>) => Effect.Effect<Reply, HttpFailure, Services>
 }
 
-/** Query values: one string, or an array when the parameter is repeated. */
+/** Query values: one string, or an array when the parameter is repeated (one pass over the parameters). */
 const toRecord = (params: URLSearchParams): Record<string, string | ReadonlyArray<string>> => {
-  const out: Record<string, string | Array<string>> = {}
-  for (const key of new Set(params.keys())) {
-    const all = params.getAll(key)
-    out[key] = all.length === 1 ? all[0]! : all
+  const out = new Map<string, string | Array<string>>()
+  for (const [key, value] of params) {
+    const seen = out.get(key)
+    if (seen === undefined) out.set(key, value)
+    else if (typeof seen === "string") out.set(key, [seen, value])
+    else seen.push(value)
   }
-  return out
+  return Object.fromEntries(out)
 }
 
 /** Decodes query parameters with a schema; failures name each parameter (400). */
 export const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
-  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  const decode = requestDecoder(schema)
   // Without declared parameters there is nothing to check (unknown ones are ignored everywhere).
   const ast = Schema.encodedSchema(schema).ast
   const empty = decode({})
@@ -82,7 +98,7 @@ export const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
   return (params: URLSearchParams): Effect.Effect<Q, InvalidQuery> =>
     Either.match(decode(toRecord(params)), {
       onRight: Effect.succeed,
-      onLeft: (e) => Effect.fail(new InvalidQuery({ errors: fieldIssues(e) }))
+      onLeft: (errors) => Effect.fail(new InvalidQuery({ errors }))
     })
 }
 

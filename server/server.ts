@@ -55,7 +55,7 @@ export const startServer = (
   const port = server.port ?? config.port
   // Port 0 picks a free port: the default public URL names the one actually bound.
   if (requested.port === 0) config = { ...config, publicUrl: config.publicUrl.replace(/:0$/, `:${port}`) }
-  const handle = makeFetch(runtime, config, metrics, options.routes)
+  const handle = makeFetch(runtime, config, metrics, options.routes, { peerAddress: (request) => server.requestIP(request)?.address })
   return {
     port,
     url: `http://${config.host}:${port}`,

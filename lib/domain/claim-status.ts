@@ -70,3 +70,6 @@ export const allowedTransitions = (from: string): ReadonlyArray<ClaimStatus> =>
   isClaimStatus(from) ? ClaimTransitions[from] : []
 
 export const canTransition = (from: string, to: ClaimStatus): boolean => allowedTransitions(from).includes(to)
+
+/** The longest note a status move keeps (in its StatusUpdated event), in characters. */
+export const NOTE_MAX_LENGTH = 2000

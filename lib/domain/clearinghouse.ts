@@ -1,5 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { FieldIssue } from "./errors.js"
+import { isEmailAddress } from "./primitives.js"
 import { formatPath } from "./validate.js"
 
 /**
@@ -38,7 +39,7 @@ export const ClearinghouseSubmitter = Schema.Struct({
   ),
   contact_email: Schema.optionalWith(
     x12Text(3, 256, "an email address").pipe(
-      Schema.filter((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || "must be an email address")
+      Schema.filter((s) => isEmailAddress(s) || "must be an email address")
     ),
     { exact: true }
   )

@@ -26,6 +26,11 @@ import * as V from "./vocab.js"
  * Required keys follow the vendor's serializer; optional keys may be absent or null.
  */
 
+/** The limits of the lists the cross-field rules walk (`crossFieldIssues` skips a list past its limit). */
+export const MAX_DIAGNOSES = 50
+export const MAX_SERVICE_LINES = 200
+export const MAX_DIAGNOSIS_POINTERS = 4
+
 const AddressFields = {
   address1: NonEmpty,
   address2: opt(Str),
@@ -159,7 +164,7 @@ const DrugIdentification = Schema.Struct({
 const TestResult = Schema.Struct({ value: Num, result_type: oneOf("test result type", V.TestResultType) })
 
 export const ServiceLine = Schema.Struct({
-  diagnosis_pointers: List(DiagnosisPointer, 4),
+  diagnosis_pointers: List(DiagnosisPointer, MAX_DIAGNOSIS_POINTERS),
   procedure_code: NonEmpty,
   quantity: Quantity,
   units: oneOf("unit", V.ServiceLineUnits),
@@ -314,8 +319,8 @@ export const EncounterCreate = Schema.Struct({
   patient: Patient,
   billing_provider: BillingProvider,
   rendering_provider: RenderingProvider,
-  diagnoses: List(Diagnosis, 50).pipe(Schema.minItems(1, { message: () => "must have at least one diagnosis" })),
-  service_lines: opt(List(ServiceLine, 200)),
+  diagnoses: List(Diagnosis, MAX_DIAGNOSES).pipe(Schema.minItems(1, { message: () => "must have at least one diagnosis" })),
+  service_lines: opt(List(ServiceLine, MAX_SERVICE_LINES)),
   referring_provider: opt(ReferringProvider),
   initial_referring_provider: opt(InitialReferringProvider),
   supervising_provider: opt(SupervisingProvider),

@@ -10,6 +10,7 @@ import {
   ServiceLine,
   Subscriber
 } from "./encounter-input.js"
+import { FieldIssueJson } from "./errors.js"
 import { ClaimId, EncounterId, RawRequestId, WorkspaceId } from "./ids.js"
 import { Remittance, REMITTANCES_SHOWN, type RemittanceRecord, toRemittance } from "./remittance.js"
 
@@ -87,6 +88,26 @@ export const EncounterRow = Schema.Struct({
 })
 export type EncounterRow = typeof EncounterRow.Type
 
+/** The claim columns the encounter's row copies (`latest_claim_*`), by the claim's column. */
+const latestClaimCopies = {
+  status: "latest_claim_status",
+  created_at: "latest_claim_created_at",
+  status_changed_at: "latest_claim_status_changed_at",
+  patient_control_number: "latest_claim_patient_control_number",
+  payer_claim_control_number: "latest_claim_payer_claim_control_number",
+  processing_started_at: "latest_claim_processing_started_at"
+} as const satisfies { readonly [K in keyof ClaimRecord]?: keyof EncounterRow }
+
+/** What the encounter's row copies of claim columns being set: the `latest_claim_*` columns. */
+export const latestClaimCopy = (set: Partial<ClaimRecord>): Partial<EncounterRow> => {
+  const copy: Record<string, unknown> = {}
+  for (const [column, value] of Object.entries(set)) {
+    const to = (latestClaimCopies as Readonly<Record<string, string | undefined>>)[column]
+    if (to !== undefined && value !== undefined) copy[to] = value
+  }
+  return copy as Partial<EncounterRow>
+}
+
 export interface EncounterWithClaim {
   readonly encounter: EncounterRecord
   readonly claim: ClaimRecord
@@ -97,18 +118,19 @@ export interface EncounterWithClaim {
   readonly remittances?: ReadonlyArray<RemittanceRecord>
   /** Whether the claim has more remittances than `remittances` (absent means no). */
   readonly more_remittances?: boolean
+  /**
+   * The encounter row's revision, when read from its row: every write that changes what a read of
+   * the encounter shows writes that row (the status copy, `last_event_at`, the remittance marker),
+   * so one id and revision always read the same.
+   */
+  readonly revision?: number
 }
 
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
 export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord, rawRequestId: RawRequestId | null): EncounterRow => ({
   ...encounter,
   raw_request_id: rawRequestId,
-  latest_claim_status: claim.status,
-  latest_claim_created_at: claim.created_at,
-  latest_claim_status_changed_at: claim.status_changed_at,
-  latest_claim_patient_control_number: claim.patient_control_number,
-  latest_claim_payer_claim_control_number: claim.payer_claim_control_number,
-  latest_claim_processing_started_at: claim.processing_started_at,
+  ...(latestClaimCopy(claim) as Pick<EncounterRow, (typeof latestClaimCopies)[keyof typeof latestClaimCopies]>),
   latest_claim_remittances_at: null,
   revision: 0
 })
@@ -136,16 +158,16 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
     patient_control_number: r.latest_claim_patient_control_number,
     payer_claim_control_number: r.latest_claim_payer_claim_control_number,
     processing_started_at: r.latest_claim_processing_started_at
-  }
+  },
+  revision: r.revision
 })
 
-const RawIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
 
 /** What happened to one stored raw request. */
 export const RawOutcome = Schema.Union(
   Schema.Struct({ outcome: Schema.Literal("accepted"), encounter_id: EncounterId }),
   Schema.Struct({ outcome: Schema.Literal("duplicate"), encounter_id: EncounterId }),
-  Schema.Struct({ outcome: Schema.Literal("rejected"), errors: Schema.Array(RawIssue) })
+  Schema.Struct({ outcome: Schema.Literal("rejected"), errors: Schema.Array(FieldIssueJson) })
 )
 export type RawOutcome = typeof RawOutcome.Type
 

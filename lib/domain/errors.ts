@@ -1,10 +1,22 @@
 import { Schema } from "effect"
 
+/**
+ * The codes a problem may carry beside its message. Ordinary problems carry none (their path and
+ * message say it all); `too_many_problems` closes a list cut at `MAX_PROBLEMS` (problems.ts).
+ */
+export const FieldIssueCode = Schema.Literal("too_many_problems")
+export type FieldIssueCode = typeof FieldIssueCode.Type
+
 /** One problem in a request, located by its JSON path (`service_lines[0].diagnosis_pointers`). */
 export class FieldIssue extends Schema.Class<FieldIssue>("FieldIssue")({
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  code: Schema.optionalWith(FieldIssueCode, { exact: true })
 }) {}
+
+/** A problem as plain JSON (stored in the intake log, answered in problem+json): FieldIssue's fields. */
+export const FieldIssueJson = Schema.Struct(FieldIssue.fields)
+export type FieldIssueJson = typeof FieldIssueJson.Type
 
 /** The create payload broke one or more rules; every problem is listed. */
 export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("InvalidEncounter", {
@@ -17,6 +29,15 @@ export class InvalidEncounter extends Schema.TaggedError<InvalidEncounter>()("In
 
 /** A query parameter (limit, filter, time bound, page token) is malformed or out of range. */
 export class InvalidQuery extends Schema.TaggedError<InvalidQuery>()("InvalidQuery", {
+  errors: Schema.Array(FieldIssue)
+}) {
+  override get message() {
+    return this.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+  }
+}
+
+/** A status move's request breaks a rule (its note is too long); every problem is listed. */
+export class InvalidStatusChange extends Schema.TaggedError<InvalidStatusChange>()("InvalidStatusChange", {
   errors: Schema.Array(FieldIssue)
 }) {
   override get message() {
@@ -103,51 +124,27 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 }
 
 /**
- * The storage failed; the cause is logged, never shown to callers. `unavailable` tells a store that
- * could not take the request now (disk or database full, locked past the busy timeout, the server
- * unreachable or restarting) from one that failed: the first is worth retrying, and nothing of the
- * request was stored.
+ * Why a store could not take a request now: its disk or database is full; it is locked past the
+ * busy timeout; it cannot be reached or is restarting (nothing of the request was stored); or the
+ * connection was lost while the request's changes were being committed, so they may or may not
+ * have been stored ("interrupted").
+ */
+export const UnavailableReason = Schema.Literal("full", "busy", "unreachable", "interrupted")
+export type UnavailableReason = typeof UnavailableReason.Type
+
+/**
+ * The storage failed; the cause is logged, never shown to callers. `unavailable`, set by the
+ * adapter that knows its driver's errors, tells a store that could not take the request now (worth
+ * retrying) from one that failed.
  */
 export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
   operation: Schema.String,
-  cause: Schema.Defect
+  cause: Schema.Defect,
+  unavailable: Schema.optional(UnavailableReason)
 }) {
   override get message() {
     return `Storage failed during ${this.operation}`
   }
-  get unavailable(): UnavailableReason | undefined {
-    return unavailableReason(this.cause)
-  }
-}
-
-export type UnavailableReason = "full" | "busy" | "unreachable"
-
-/** SQLite result codes (better-sqlite3 and bun:sqlite name them in `code`) and PostgreSQL SQLSTATEs. */
-const SQLITE_FULL = /^SQLITE_(FULL|IOERR_WRITE|IOERR_FSYNC|IOERR_SHMSIZE)/
-const SQLITE_BUSY = /^SQLITE_(BUSY|LOCKED)/
-/** 53xxx insufficient resources (53100 disk full); 08xxx connection; 57P0x shutdown, restart, cannot connect now. */
-const PG_FULL = /^53/
-const PG_UNREACHABLE = /^(08|57P0[1-4])/
-const NODE_UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"])
-const ENOSPC = new Set(["ENOSPC", "EDQUOT"])
-
-/** Why a failure means the store is unavailable for now, looking through wrapped causes. */
-export const unavailableReason = (cause: unknown): UnavailableReason | undefined => {
-  let current: unknown = cause
-  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
-    const code = "code" in current && typeof current.code === "string" ? current.code : undefined
-    if (code !== undefined) {
-      if (SQLITE_FULL.test(code) || PG_FULL.test(code) || ENOSPC.has(code)) return "full"
-      if (SQLITE_BUSY.test(code)) return "busy"
-      if (PG_UNREACHABLE.test(code) || NODE_UNREACHABLE.has(code)) return "unreachable"
-    }
-    const message = "message" in current && typeof current.message === "string" ? current.message : ""
-    if (/database or disk is full|no space left on device/i.test(message)) return "full"
-    if (/database is locked|database is busy/i.test(message)) return "busy"
-    if (/connection (terminated|closed|refused|ended)|terminating connection|the database system is (starting up|shutting down)/i.test(message)) return "unreachable"
-    current = "cause" in current ? current.cause : undefined
-  }
-  return undefined
 }
 
 /** The body is not JSON. */

@@ -1,6 +1,7 @@
-import { Option, ParseResult } from "effect"
+import { Either, Option, ParseResult, Schema } from "effect"
 import * as AST from "effect/SchemaAST"
 import { FieldIssue } from "./errors.js"
+import { capProblems } from "./problems.js"
 
 /**
  * The one formatter from a decoding failure to the `{path, message}` list callers see: every
@@ -114,4 +115,13 @@ export const fieldIssues = (error: ParseResult.ParseError): Array<FieldIssue> =>
     out.push(new FieldIssue({ path, message }))
   }
   return out
+}
+
+/**
+ * A decoder of client input (a body, a query) with `schema`: every problem at once, each at its
+ * path, at most `MAX_PROBLEMS` of them and then `too_many_problems`. Unknown keys are ignored.
+ */
+export const requestDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  return (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => Either.mapLeft(decode(input), (e) => capProblems(fieldIssues(e)))
 }

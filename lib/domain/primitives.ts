@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { boundedList } from "./bounded-list.js"
 
 /**
  * Field-level building blocks of the create payload. Each rule lives here once and carries the
@@ -96,8 +97,21 @@ export const Zip4 = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}$/.test(s), { message: () => "must be 4 digits" })
 ).annotations({ message: () => "must be 4 digits" })
 
+/**
+ * What `/^[^\s@]+@[^\s@]+\.[^\s@]+$/` accepts (no space, one @ after something, a dot inside
+ * the domain), checked in one pass: that pattern backtracks quadratically on a long domain of
+ * dots ("a@a.a.a...@"), seconds for a few hundred kilobytes.
+ */
+export const isEmailAddress = (s: string): boolean => {
+  if (/\s/.test(s)) return false
+  const at = s.indexOf("@")
+  if (at < 1 || s.indexOf("@", at + 1) !== -1) return false
+  const dot = s.indexOf(".", at + 2)
+  return dot !== -1 && dot < s.length - 1
+}
+
 export const Email = Schema.String.pipe(
-  Schema.filter((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), { message: () => "must be an email address" })
+  Schema.filter(isEmailAddress, { message: () => "must be an email address" })
 ).annotations({ message: () => "must be an email address" })
 
 const DECIMAL = /^\d{1,9}(\.\d{1,3})?$/
@@ -118,6 +132,11 @@ export const DiagnosisPointer = Schema.Number.pipe(
   Schema.filter((n) => Number.isInteger(n) && n >= 0, { message: () => "must be a zero-based index (integer >= 0)" })
 ).annotations({ message: () => "must be a zero-based index (integer >= 0)" })
 
-/** Lists in the payload are bounded so that a hostile body cannot make validation expensive. */
-export const List = <A, I>(item: Schema.Schema<A, I, never>, max = 1000) =>
-  Schema.Array(item).pipe(Schema.maxItems(max, { message: () => `must have at most ${max} entries` }))
+/** The limit of a payload list that names none. */
+export const DEFAULT_MAX_ENTRIES = 1000
+
+/**
+ * Lists in the payload are bounded so that a hostile body cannot make validation expensive: the
+ * length is checked before any entry is decoded (`boundedList`).
+ */
+export const List = <A, I>(item: Schema.Schema<A, I, never>, max = DEFAULT_MAX_ENTRIES) => boundedList(item, max)

@@ -1,7 +1,8 @@
 import { Either, Schema } from "effect"
-import { EncounterCreate } from "./encounter-input.js"
+import { EncounterCreate, MAX_DIAGNOSIS_POINTERS, MAX_SERVICE_LINES } from "./encounter-input.js"
 import { FieldIssue } from "./errors.js"
 import { fieldIssues } from "./field-issues.js"
+import { capProblems, STOP_AFTER_PROBLEMS } from "./problems.js"
 
 export { fieldIssues, formatPath } from "./field-issues.js"
 
@@ -10,7 +11,9 @@ const isAbsent = (u: unknown) => u === undefined || u === null
 
 /**
  * The rules that span fields. They read the raw input defensively, so they report alongside the
- * field-level problems instead of waiting for those to be fixed first.
+ * field-level problems instead of waiting for those to be fixed first. A list past its limit is
+ * not walked (the schema refuses its length), and the walk stops well past the problems a request
+ * is told (`STOP_AFTER_PROBLEMS`).
  */
 export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
   if (!isObject(input)) return []
@@ -25,12 +28,12 @@ export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
   }
   const diagnosisCount = Array.isArray(input.diagnoses) ? input.diagnoses.length : undefined
   const lines = input.service_lines
-  if (Array.isArray(lines)) {
+  if (Array.isArray(lines) && lines.length <= MAX_SERVICE_LINES) {
     const lineIds = new Set<string>()
     lines.forEach((line, i) => {
-      if (!isObject(line)) return
+      if (!isObject(line) || issues.length > STOP_AFTER_PROBLEMS) return
       const pointers = line.diagnosis_pointers
-      if (Array.isArray(pointers)) {
+      if (Array.isArray(pointers) && pointers.length <= MAX_DIAGNOSIS_POINTERS) {
         if (pointers.length === 0) {
           issue(`service_lines[${i}].diagnosis_pointers`, "must have at least one entry")
         }
@@ -59,30 +62,58 @@ export const crossFieldIssues = (input: unknown): Array<FieldIssue> => {
 /** The deepest nesting the create shape has is 6; anything far deeper is refused before it is walked. */
 export const MAX_DEPTH = 32
 
-/** True when `u` nests deeper than `limit` (walked with an explicit stack, never recursion). */
-export const nestsDeeperThan = (u: unknown, limit: number): boolean => {
-  const stack: Array<[unknown, number]> = [[u, 0]]
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!
-    if (typeof node !== "object" || node === null) continue
-    if (depth > limit) return true
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1])
-    }
+/** True when `u` nests deeper than `limit`: a walk whose recursion stops at the limit, so any depth is safe. */
+export const nestsDeeperThan = (u: unknown, limit: number): boolean => deeperThan(u, 0, limit)
+
+const deeperThan = (u: unknown, depth: number, limit: number): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  if (depth > limit) return true
+  const children = Array.isArray(u) ? u : Object.values(u)
+  for (let i = 0; i < children.length; i++) {
+    const child: unknown = children[i]
+    if (typeof child === "object" && child !== null && deeperThan(child, depth + 1, limit)) return true
   }
   return false
 }
 
-/** The vendor treats a `null` optional as absent: drop null-valued keys (a required key then reads as missing). */
-export const dropNulls = (u: unknown): unknown => {
-  if (Array.isArray(u)) return u.map(dropNulls)
-  if (!isObject(u)) return u
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(u)) {
-    const v = u[key]
-    if (v !== null) out[key] = dropNulls(v)
+const TOO_DEEP: unique symbol = Symbol("too deep")
+const DROPPED: unique symbol = Symbol("dropped")
+
+/**
+ * The vendor treats a `null` optional as absent: `u` without its null-valued keys (a required key
+ * then reads as missing), or `TOO_DEEP` when it nests deeper than `limit`. One walk, whose
+ * recursion the limit bounds. What holds no null is shared, not copied: a body of a few hundred
+ * thousand small objects is walked in milliseconds.
+ */
+const withoutNulls = (u: unknown, depth: number, limit: number): unknown => {
+  if (typeof u !== "object" || u === null) return u
+  if (depth > limit) return TOO_DEEP
+  if (Array.isArray(u)) {
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < u.length; i++) {
+      const v: unknown = u[i]
+      const w = withoutNulls(v, depth + 1, limit)
+      if (w === TOO_DEEP) return TOO_DEEP
+      if (copy === undefined && w !== v) copy = u.slice(0, i)
+      copy?.push(w)
+    }
+    return copy ?? u
   }
-  return out
+  const record: Record<string, unknown> = isObject(u) ? u : {}
+  const keys = Object.keys(record)
+  let copy: Record<string, unknown> | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const v = record[key]
+    const w = v === null ? DROPPED : withoutNulls(v, depth + 1, limit)
+    if (w === TOO_DEEP) return TOO_DEEP
+    if (copy === undefined && w !== v) {
+      copy = {}
+      for (let j = 0; j < i; j++) copy[keys[j]!] = record[keys[j]!]
+    }
+    if (copy !== undefined && w !== DROPPED) copy[key] = w
+  }
+  return copy ?? u
 }
 
 const decode = Schema.decodeUnknownEither(EncounterCreate, { errors: "all", onExcessProperty: "ignore" })
@@ -90,22 +121,24 @@ const decode = Schema.decodeUnknownEither(EncounterCreate, { errors: "all", onEx
 /**
  * Validates a create payload against every rule at once: field types and formats, vocabularies,
  * required nested fields, and the cross-field rules. Unknown keys are dropped from the result
- * (they stay in the stored raw request).
+ * (they stay in the stored raw request). At most `MAX_PROBLEMS` problems are answered, then one
+ * `too_many_problems` entry (`capProblems`); a list longer than its limit is one problem, its
+ * entries unchecked.
  */
 export const validateEncounterCreate = (input: unknown): Either.Either<EncounterCreate, ReadonlyArray<FieldIssue>> => {
   if (!isObject(input)) {
     return Either.left([new FieldIssue({ path: "$", message: "must be a JSON object" })])
   }
-  if (nestsDeeperThan(input, MAX_DEPTH)) {
+  const cleaned = withoutNulls(input, 0, MAX_DEPTH)
+  if (cleaned === TOO_DEEP) {
     return Either.left([new FieldIssue({ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` })])
   }
-  const cleaned = dropNulls(input)
   const decoded = decode(cleaned)
   const issues = Either.isLeft(decoded) ? fieldIssues(decoded.left) : []
   const seen = new Set(issues.map((i) => `${i.path}\u0000${i.message}`))
   for (const i of crossFieldIssues(cleaned)) {
     if (!seen.has(`${i.path}\u0000${i.message}`)) issues.push(i)
   }
-  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(issues)
+  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(capProblems(issues))
   return Either.right(decoded.right)
 }

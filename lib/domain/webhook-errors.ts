@@ -29,6 +29,18 @@ export class InvalidWebhookInput extends Schema.TaggedError<InvalidWebhookInput>
 }
 
 /**
+ * The workspace holds as many endpoints as the server allows (`--webhook-max-endpoints`): another
+ * is created only after one is deleted, or once the operator raises the limit.
+ */
+export class WebhookEndpointLimitReached extends Schema.TaggedError<WebhookEndpointLimitReached>()("WebhookEndpointLimitReached", {
+  limit: Schema.Int
+}) {
+  override get message() {
+    return `This workspace already has the most webhook endpoints the server allows (${this.limit}); delete one, or start the server with a higher --webhook-max-endpoints`
+  }
+}
+
+/**
  * The server holds no key to seal signing secrets with (PostgreSQL started without
  * `--webhook-secret-key-file`): endpoints cannot be created or rotated, and nothing is delivered.
  */

@@ -2,7 +2,9 @@ import { Either, ParseResult, Schema } from "effect"
 import { FieldIssue } from "./errors.js"
 import { EventTypes } from "./event.js"
 import { EventId, WorkspaceId } from "./ids.js"
+import { boundedList } from "./bounded-list.js"
 import { oneOf, opt } from "./primitives.js"
+import { capProblems } from "./problems.js"
 import { formatPath } from "./validate.js"
 
 /**
@@ -49,18 +51,29 @@ export const WebhookUrl = Schema.String.annotations({ message: () => "must be a 
 /** One event type; the vocabulary is the feed's (`EventTypes`). */
 export const WebhookEventType = oneOf("event type", EventTypes)
 
+const eventTypesMessage = () => "must be an array of event types"
+
+/** A repeated entry is refused where it repeats. */
+const repeats = (types: ReadonlyArray<string>): Array<Schema.FilterIssue> => {
+  const issues: Array<Schema.FilterIssue> = []
+  const seen = new Set<string>()
+  types.forEach((t, i) => {
+    if (seen.has(t)) issues.push({ path: [i], message: "repeats an earlier entry" })
+    seen.add(t)
+  })
+  return issues
+}
+
 /** Empty means every type. A repeated entry is refused where it repeats. */
-export const WebhookEventTypes = Schema.Array(WebhookEventType)
-  .annotations({ message: () => "must be an array of event types" })
-  .pipe(
-    Schema.filter((types) => {
-      const issues: Array<Schema.FilterIssue> = []
-      types.forEach((t, i) => {
-        if (types.indexOf(t) !== i) issues.push({ path: [i], message: "repeats an earlier entry" })
-      })
-      return issues
-    })
-  )
+export const WebhookEventTypes = Schema.Array(WebhookEventType).annotations({ message: eventTypesMessage }).pipe(Schema.filter(repeats))
+
+/** The most entries a request's `event_types` may have: more than the vocabulary already repeats one. */
+export const MAX_WEBHOOK_EVENT_TYPES = 100
+
+/** `event_types` as a request sends it: a longer list is refused before its entries are read. */
+const WebhookEventTypesInput = boundedList(WebhookEventType, MAX_WEBHOOK_EVENT_TYPES)
+  .annotations({ message: eventTypesMessage })
+  .pipe(Schema.filter(repeats))
 
 export const WebhookDescription = Schema.String.annotations({ message: () => "must be a string" }).pipe(
   Schema.maxLength(MAX_DESCRIPTION_LENGTH, { message: () => `must be at most ${MAX_DESCRIPTION_LENGTH} characters` })
@@ -72,7 +85,9 @@ export type WebhookEndpointStatus = typeof WebhookEndpointStatus.Type
 /**
  * An endpoint as stored. `secret` signs every message; after a rotation `previous_secret` signs
  * too until `previous_secret_expires_at`. `failing_since` is the first failed attempt since the
- * last success (null while healthy): the auto-disable rule reads it.
+ * last success (null while healthy): the auto-disable rule reads it. `slot` is the endpoint's
+ * place under the workspace's endpoint limit (0 to limit - 1, unique in the workspace): the
+ * unique key is what holds the limit when creates race.
  */
 export const WebhookEndpoint = Schema.Struct({
   id: WebhookEndpointId,
@@ -86,6 +101,7 @@ export const WebhookEndpoint = Schema.Struct({
   previous_secret: Schema.NullOr(SealedSecret),
   previous_secret_expires_at: Schema.NullOr(Schema.String),
   failing_since: Schema.NullOr(Schema.String),
+  slot: Schema.Int.pipe(Schema.nonNegative()),
   created_at: Schema.String,
   updated_at: Schema.String
 })
@@ -93,7 +109,7 @@ export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 /** What reads answer: never a secret, sealed or not. */
 export const WebhookEndpointView = WebhookEndpoint.pipe(
-  Schema.omit("workspace_id", "secret", "previous_secret", "previous_secret_expires_at", "failing_since")
+  Schema.omit("workspace_id", "secret", "previous_secret", "previous_secret_expires_at", "failing_since", "slot")
 )
 export type WebhookEndpointView = typeof WebhookEndpointView.Type
 
@@ -103,6 +119,7 @@ export const toWebhookEndpointView = ({
   previous_secret: _p,
   previous_secret_expires_at: _e,
   failing_since: _f,
+  slot: _n,
   ...view
 }: WebhookEndpoint): WebhookEndpointView => view
 
@@ -112,7 +129,7 @@ export type WebhookEndpointCreated = typeof WebhookEndpointCreated.Type
 
 export const WebhookEndpointCreate = Schema.Struct({
   url: WebhookUrl,
-  event_types: opt(WebhookEventTypes),
+  event_types: opt(WebhookEventTypesInput),
   description: opt(WebhookDescription)
 })
 export type WebhookEndpointCreate = typeof WebhookEndpointCreate.Type
@@ -120,7 +137,7 @@ export type WebhookEndpointCreate = typeof WebhookEndpointCreate.Type
 /** Every key optional; `description: null` clears it. */
 export const WebhookEndpointPatch = Schema.Struct({
   url: opt(WebhookUrl),
-  event_types: opt(WebhookEventTypes),
+  event_types: opt(WebhookEventTypesInput),
   description: opt(Schema.NullOr(WebhookDescription)),
   status: opt(WebhookEndpointStatus)
 })
@@ -188,8 +205,10 @@ const decodeWith = <A, I>(schema: Schema.Schema<A, I, never>) => {
   return (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => {
     if (!isObject(input)) return Either.left([new FieldIssue({ path: "$", message: "must be a JSON object" })])
     return Either.mapLeft(decode(input), (e) =>
-      ParseResult.ArrayFormatter.formatErrorSync(e).map(
-        (i) => new FieldIssue({ path: formatPath(i.path), message: i._tag === "Missing" ? "is required" : i.message })
+      capProblems(
+        ParseResult.ArrayFormatter.formatErrorSync(e).map(
+          (i) => new FieldIssue({ path: formatPath(i.path), message: i._tag === "Missing" ? "is required" : i.message })
+        )
       )
     )
   }

@@ -117,7 +117,7 @@ const x12FileFields = {
   interchange_key: Schema.String,
   /** SHA-256 of the bytes, hex. */
   sha256: Schema.String,
-  /** The bytes' length, so that reads of the file never read its bytes. */
+  /** The bytes' length (the bytes are `X12FileBodyRecord`). */
   size: Schema.Number,
   /** The first `FILE_OUTCOMES_SHOWN` outcomes, in file order. */
   claims: Schema.Array(InboundClaimOutcome),
@@ -126,18 +126,19 @@ const x12FileFields = {
   error: Schema.NullOr(Schema.String)
 }
 
-/** A received file as reads answer it: everything but its bytes. */
-export const X12FileHead = Schema.Struct(x12FileFields)
-export type X12FileHead = typeof X12FileHead.Type
-
 /**
- * A received file: the bytes exactly as received and what they did, written in the same
- * transaction as their effects. One per (workspace, sender, ISA13): the same interchange again
- * (or the same bytes, which carry the same ISA) is a duplicate. A malformed file is kept too, as
- * `invalid` with its `error`, and applies nothing.
+ * A received file and what it did, written in the same transaction as its effects. One per
+ * (workspace, sender, ISA13): the same interchange again (or the same bytes, which carry the same
+ * ISA) is a duplicate. A malformed file is kept too, as `invalid` with its `error`, and applies
+ * nothing. Its bytes, exactly as received, are a record of their own (`X12FileBodyRecord`), so
+ * that no read of files reads them.
  */
-export const X12FileRecord = Schema.Struct({ ...x12FileFields, body: Schema.Uint8ArrayFromSelf })
+export const X12FileRecord = Schema.Struct(x12FileFields)
 export type X12FileRecord = typeof X12FileRecord.Type
+
+/** A received file's bytes, exactly as received (its id is the file's). */
+export const X12FileBodyRecord = Schema.Struct({ id: Schema.String, workspace_id: WorkspaceId, body: Schema.Uint8ArrayFromSelf })
+export type X12FileBodyRecord = typeof X12FileBodyRecord.Type
 
 /** One outcome of a file, stored on its own: `position` is its place among the file's outcomes (0 first). */
 export const X12FileOutcomeRecord = Schema.Struct({
@@ -175,7 +176,7 @@ export const X12File = Schema.Struct({
 }).annotations({ identifier: "X12File" })
 export type X12File = typeof X12File.Type
 
-export const toX12File = (f: X12FileHead): X12File => ({
+export const toX12File = (f: X12FileRecord): X12File => ({
   id: f.id,
   kind: f.kind,
   received_at: f.received_at,

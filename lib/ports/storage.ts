@@ -6,9 +6,9 @@ import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId
 import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
 import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
-import type { RemittanceRecord } from "../domain/remittance.js"
-import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileHead, X12FileOutcomeRecord } from "../domain/x12-exchange.js"
-import type { Write, WriteResult } from "./write.js"
+import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import type { PagedTable, PageFilter, RecordOf, WorkspaceTable } from "./tables.js"
+import type { CommittedWrite, WriteResult } from "./write.js"
 
 /** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
 export interface EncounterScan {
@@ -73,17 +73,9 @@ export interface ClaimWithEncounterKeys {
   readonly encounter: Pick<EncounterRecord, "id" | "external_id" | "latest_claim_id">
 }
 
-/** List a workspace's webhook endpoints newest first by (created_at, id); at most `limit + 1` rows in scan order. */
-export interface WebhookEndpointScan {
-  readonly position?: Position | undefined
-  readonly limit: number
-}
-
-/** List an endpoint's deliveries newest first by (created_at, id); at most `limit + 1` rows in scan order. */
-export interface WebhookDeliveryScan {
-  readonly status?: WebhookDeliveryStatus | undefined
-  readonly position?: Position | undefined
-  readonly limit: number
+/** A page of a table (`Pages`): newest first by its key, the rows equal to `where` on its filter columns. */
+export interface TablePageScan<T extends PagedTable> extends PageScan {
+  readonly where?: { readonly [C in PageFilter<T>]?: C extends keyof RecordOf<T> ? RecordOf<T>[C] | undefined : never }
 }
 
 /**
@@ -94,8 +86,16 @@ export interface WebhookDeliveryScan {
 export interface StorageShape {
   /** Succeeds when the store answers (readiness). */
   readonly ping: () => Effect.Effect<void, StorageError>
-  /** Executes a write atomically: all of its steps, or none when a precondition refuses it. */
-  readonly write: <R>(write: Write<R>) => Effect.Effect<WriteResult<R>, StorageError>
+  /**
+   * Executes a write atomically: all of its steps, or none when a precondition refuses it. Rules
+   * write through `commit` (`lib/rules/commit.ts`), which alone makes a `CommittedWrite`.
+   */
+  readonly write: <R>(write: CommittedWrite<R>) => Effect.Effect<WriteResult<R>, StorageError>
+
+  /** The record of a workspace's table with this id (another workspace's is not found). */
+  readonly get: <T extends WorkspaceTable>(table: T, ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<RecordOf<T>>, StorageError>
+  /** A newest-first page of a table by its page key (`Pages` in tables.ts); at most `limit + 1` rows in scan order. */
+  readonly page: <T extends PagedTable>(table: T, ws: WorkspaceId, q: TablePageScan<T>) => Effect.Effect<ReadonlyArray<RecordOf<T>>, StorageError>
 
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>
@@ -103,9 +103,7 @@ export interface StorageShape {
   /** The key with this hash, revoked or not, with its workspace. */
   readonly findApiKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyWithWorkspace>, StorageError>
   readonly listApiKeys: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
-  readonly findApiKey: (ws: WorkspaceId, id: ApiKeyId) => Effect.Effect<Option.Option<ApiKeyRecord>, StorageError>
 
-  readonly findRawRequest: (ws: WorkspaceId, id: RawRequestId) => Effect.Effect<Option.Option<RawRequestRecord>, StorageError>
   readonly listRawRequests: (ws: WorkspaceId, q: RawRequestScan) => Effect.Effect<ReadonlyArray<RawRequestRecord>, StorageError>
 
   readonly findEncounterIdByExternalId: (
@@ -130,21 +128,14 @@ export interface StorageShape {
     key: ClaimKey,
     values: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<ClaimWithEncounterKeys>, StorageError>
-  /** A claim's remittances newest first by (received_at, id) (reads of the claim carry only its most recent). */
-  readonly listRemittances: (ws: WorkspaceId, claimId: ClaimId, q: PageScan) => Effect.Effect<ReadonlyArray<RemittanceRecord>, StorageError>
 
   readonly findClearinghouseSettings: (ws: WorkspaceId) => Effect.Effect<Option.Option<ClearinghouseSettingsRecord>, StorageError>
-  readonly findX12Batch: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
   /** The batch sent with this GS06 (what a 999's AK102 names). */
   readonly findX12BatchByGroup: (ws: WorkspaceId, group: number) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
-  readonly listX12Batches: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12BatchRecord>, StorageError>
-  /** Reads of received files answer everything but their bytes (`X12FileHead`). */
-  readonly findX12File: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
   /** The file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`). */
-  readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
+  readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   /** The imported (not invalid) file with these bytes. */
-  readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileHead>, StorageError>
-  readonly listX12Files: (ws: WorkspaceId, q: PageScan) => Effect.Effect<ReadonlyArray<X12FileHead>, StorageError>
+  readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   /** A file's claim outcomes in file order (by position). */
   readonly listX12FileOutcomes: (
     ws: WorkspaceId,
@@ -162,27 +153,25 @@ export interface StorageShape {
     q: EncounterEventScan
   ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
 
-  readonly listWebhookEndpoints: (ws: WorkspaceId, q: WebhookEndpointScan) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StorageError>
-  readonly findWebhookEndpoint: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StorageError>
   /** The workspace's enabled endpoints: read before every write that appends an event (the outbox). */
   readonly enabledWebhookEndpoints: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<WebhookSubscription>, StorageError>
-  readonly listWebhookDeliveries: (
-    ws: WorkspaceId,
-    endpointId: string,
-    q: WebhookDeliveryScan
-  ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
-  readonly findWebhookDelivery: (ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<WebhookDeliveryRecord>, StorageError>
-  /**
-   * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
-   * expired, soonest first: what the delivery worker claims. `skipEndpoints` leaves out endpoints
-   * at their limit of concurrent attempts, so one slow endpoint's backlog never hides others'.
-   */
+  /** The slots the workspace's endpoints hold (one each, unique in the workspace): the endpoint limit counts them. */
+  readonly webhookEndpointSlots: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<number>, StorageError>
   /** How many deliveries are pending, due or not, in every workspace (the outbox's depth, for metrics). */
   readonly pendingWebhookDeliveries: () => Effect.Effect<number, StorageError>
+  /** How many of this endpoint's deliveries are pending, due or not (recover queues behind them). */
+  readonly pendingWebhookDeliveriesOf: (ws: WorkspaceId, endpointId: string) => Effect.Effect<number, StorageError>
+  /**
+   * Pending deliveries of every workspace due at `now` (an ISO time) whose lease is free or
+   * expired, soonest first: what the delivery worker claims. `skipEndpoints` and `skipWorkspaces`
+   * leave out endpoints and workspaces at their limit of concurrent attempts, so one slow
+   * endpoint's or workspace's backlog never hides others'.
+   */
   readonly dueWebhookDeliveries: (
     now: string,
     limit: number,
-    skipEndpoints?: ReadonlyArray<string>
+    skipEndpoints?: ReadonlyArray<string>,
+    skipWorkspaces?: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StorageError>
 }
 

@@ -4,7 +4,7 @@ import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
-import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
+import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
 
 /**
  * A stored table: the domain schema of its rows, the columns that hold JSON, and its unique keys
@@ -70,6 +70,8 @@ export const Tables = {
     generated: [],
     unique: { interchange: ["workspace_id", "interchange_key"] }
   }),
+  // A file's bytes apart from its row: no read of files reads them.
+  x12_file_bodies: table({ name: "x12_file_bodies", record: X12FileBodyRecord, json: [], generated: [], unique: {} }),
   x12_file_outcomes: table({ name: "x12_file_outcomes", record: X12FileOutcomeRecord, json: [], generated: [], unique: {} }),
   remittances: table({
     name: "remittances",
@@ -78,7 +80,13 @@ export const Tables = {
     generated: [],
     unique: {}
   }),
-  webhook_endpoints: table({ name: "webhook_endpoints", record: WebhookEndpoint, json: ["event_types"], generated: [], unique: {} }),
+  webhook_endpoints: table({
+    name: "webhook_endpoints",
+    record: WebhookEndpoint,
+    json: ["event_types"],
+    generated: [],
+    unique: { slot: ["workspace_id", "slot"] }
+  }),
   webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
 } as const
 
@@ -88,3 +96,29 @@ export type TableName = keyof Tables
 export type RecordOf<T extends TableName> = Schema.Schema.Type<Tables[T]["record"]>
 /** The names of a table's unique keys. */
 export type UniqueOf<T extends TableName> = keyof Tables[T]["unique"] & string
+
+/** Tables whose rows belong to a workspace (`workspace_id`): those `Storage.get` reads by id. */
+export type WorkspaceTable = Exclude<TableName, "workspaces" | "events">
+
+/** A table's newest-first page key: its time column (then `id`), and the columns a page may be filtered on. */
+interface PageKey<T extends TableName> {
+  readonly time: keyof RecordOf<T> & string
+  readonly filters: ReadonlyArray<keyof RecordOf<T> & string>
+}
+
+/**
+ * The tables `Storage.page` lists, newest first by (time, id) within a workspace, each served by
+ * an index on (workspace or filter, time, id) (see the migrations).
+ */
+export const Pages = {
+  x12_batches: { time: "created_at", filters: [] },
+  x12_files: { time: "received_at", filters: [] },
+  // A claim's remittances (reads of the claim carry only its most recent).
+  remittances: { time: "received_at", filters: ["claim_id"] },
+  webhook_endpoints: { time: "created_at", filters: [] },
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+} as const satisfies { readonly [T in TableName]?: PageKey<T> }
+
+export type PagedTable = keyof typeof Pages
+/** The columns a page of `T` may be filtered on. */
+export type PageFilter<T extends PagedTable> = (typeof Pages)[T]["filters"][number]

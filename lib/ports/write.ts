@@ -19,6 +19,15 @@ export interface Write<Refusal = never> {
   readonly steps: ReadonlyArray<Step<Refusal>>
 }
 
+/**
+ * A write that went through the commit path (`lib/rules/commit.ts`), which adds the outbox
+ * deliveries of its events: the only kind of write storage takes. Nothing else makes one.
+ */
+export interface CommittedWrite<Refusal = never> extends Write<Refusal> {
+  readonly [Committed]: true
+}
+export declare const Committed: unique symbol
+
 export type Step<R> = { readonly [T in TableName]: Insert<T, R> | Update<T, R> | Remove<T> }[TableName] | AppendEvent<R>
 
 export interface Insert<T extends TableName, R> {

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { commit } from "./commit.js"
 import { Unauthorized } from "../domain/errors.js"
 import type { Principal } from "../domain/workspace.js"
 import { Clock, isoTime } from "../ports/clock.js"
@@ -28,7 +29,7 @@ export function* principalOfKeyHash(hash: string, revokedReason: string) {
   if (key.revoked_at !== null) return yield* new Unauthorized({ reason: revokedReason })
   const now = clock.now()
   if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_INTERVAL_MS) {
-    yield* storage.write({
+    yield* commit({
       operation: "touchApiKey",
       steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
     })

@@ -1,15 +1,14 @@
 import { Effect, Option } from "effect"
-import { allowedTransitions, type ClaimStatus } from "../domain/claim-status.js"
+import { statusMove } from "./claim-writes.js"
+import { commit } from "./commit.js"
+import { allowedTransitions, type ClaimStatus, NOTE_MAX_LENGTH } from "../domain/claim-status.js"
 import { type Claim, type ClaimRecord, toClaim } from "../domain/encounter.js"
 import type { EventRecord } from "../domain/event.js"
-import { ClaimNotFound, InvalidTransition, type StorageError } from "../domain/errors.js"
+import { ClaimNotFound, FieldIssue, InvalidStatusChange, InvalidTransition, type StorageError } from "../domain/errors.js"
 import { ClaimId, EncounterId, EventId, WorkspaceId } from "../domain/ids.js"
 import { isUuid } from "../domain/ids.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
-import { appendEvent, type Insert, update, type Write } from "../ports/write.js"
-import { notifyDeliveries } from "../webhooks/signal.js"
-import { deliveriesFor } from "./webhook-outbox.js"
 
 export interface StatusChangeResult {
   readonly claim: Claim
@@ -29,7 +28,7 @@ export const changeClaimStatus = (
   claimId: string,
   status: ClaimStatus,
   note?: string
-): Effect.Effect<StatusChangeResult, ClaimNotFound | InvalidTransition | StorageError, Storage | Clock | Ids> =>
+): Effect.Effect<StatusChangeResult, ClaimNotFound | InvalidStatusChange | InvalidTransition | StorageError, Storage | Clock | Ids> =>
   Effect.gen(() => changeClaimStatusGen(workspaceId, claimId, status, note))
 
 function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status: ClaimStatus, note?: string) {
@@ -37,6 +36,9 @@ function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status
   const clock = yield* Clock
   const ids = yield* Ids
   if (!isUuid(claimId)) return yield* new ClaimNotFound({ id: claimId })
+  if (note !== undefined && note.length > NOTE_MAX_LENGTH) {
+    return yield* new InvalidStatusChange({ errors: [new FieldIssue({ path: "note", message: `must be at most ${NOTE_MAX_LENGTH} characters` })] })
+  }
   for (;;) {
     const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
     if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })
@@ -50,12 +52,8 @@ function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status
     }
     const at = isoTime(clock.now())
     const event = statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, status, at, note)
-    // The outbox, read just before the write (see webhook-outbox.ts).
-    const deliveries = deliveriesFor(yield* storage.enabledWebhookEndpoints(workspaceId), event, ids.next)
-    const result = yield* storage.write(statusMove(workspaceId, encounter, claim, status, at, event, deliveries))
-    const applied = result._tag === "Written"
-    if (applied) {
-      if (deliveries.length > 0) yield* notifyDeliveries
+    const result = yield* commit(statusMove(workspaceId, encounter, claim, status, at, event))
+    if (result._tag === "Written") {
       const updated = { ...claim, status, status_changed_at: at }
       return { claim: toClaim(encounter.payload, updated), encounter_id: encounter.id, changed: true }
     }
@@ -85,35 +83,4 @@ export const statusUpdated = (
     status: next,
     ...(note !== undefined ? { note } : {})
   }
-})
-
-/**
- * The write of one status move: the claim's status, compare-and-set on the status it was read
- * with (refused when another move came first); its StatusUpdated event, whose recorded time
- * becomes the encounter's `last_event_at`; while this claim is the encounter's latest, the copy of
- * its status on the encounter's row, in the same update as the time (compare-and-set on the
- * latest claim, refused if another claim has become the latest since the read); and the event's
- * outbox deliveries.
- */
-export const statusMove = (
-  ws: WorkspaceId,
-  encounter: { readonly id: EncounterId; readonly latest_claim_id: ClaimId },
-  claim: ClaimRecord,
-  next: string,
-  at: string,
-  event: EventRecord,
-  deliveries: ReadonlyArray<Insert<"webhook_deliveries", never>> = []
-): Write<"stale"> => ({
-  operation: "changeClaimStatus",
-  steps: [
-    update("claims", claim.id, { workspace_id: ws, status: claim.status }, { status: next, status_changed_at: at }, "stale"),
-    encounter.latest_claim_id === claim.id
-      ? appendEvent<"stale">(event, encounter.id, {
-          where: { latest_claim_id: claim.id },
-          set: { latest_claim_status: next, latest_claim_status_changed_at: at },
-          ifUnmatched: "stale"
-        })
-      : appendEvent(event, encounter.id),
-    ...deliveries
-  ]
 })

@@ -23,6 +23,6 @@ export const listClaimRemittances = (workspaceId: WorkspaceId, claimId: string, 
     if (!isUuid(claimId) || (yield* storage.findClaims(workspaceId, "id", [claimId])).length === 0) {
       return yield* new ClaimNotFound({ id: claimId })
     }
-    const rows = yield* storage.listRemittances(workspaceId, ClaimId.make(claimId), { position, limit })
+    const rows = yield* storage.page("remittances", workspaceId, { where: { claim_id: ClaimId.make(claimId) }, position, limit })
     return toPage(rows, limit, position, (r) => [r.received_at, r.id], scope, toRemittance)
   })

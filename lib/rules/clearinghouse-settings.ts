@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { commit } from "./commit.js"
 import { type ClearinghouseSettings, decodeClearinghouseSettings } from "../domain/clearinghouse.js"
 import type { StorageError } from "../domain/errors.js"
 import type { WorkspaceId } from "../domain/ids.js"
@@ -20,11 +21,11 @@ export const putClearinghouseSettings = (workspaceId: WorkspaceId, input: unknow
     for (;;) {
       const current = yield* storage.findClearinghouseSettings(workspaceId)
       const result = Option.isSome(current)
-        ? yield* storage.write({
+        ? yield* commit({
             operation: "putClearinghouseSettings",
             steps: [update("clearinghouse_settings", current.value.id, { workspace_id: workspaceId }, { settings, updated_at: at })]
           })
-        : yield* storage.write({
+        : yield* commit({
             operation: "putClearinghouseSettings",
             steps: [
               insert(

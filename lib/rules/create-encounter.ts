@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto"
+import { commit } from "./commit.js"
 import { Effect, Either, Option } from "effect"
 import { type ClaimRecord, type EncounterRecord, initialClaimStatus, type RawOutcome, type RawRequestRecord, toEncounterRow } from "../domain/encounter.js"
 import type { EncounterCreate } from "../domain/encounter-input.js"
@@ -10,9 +11,7 @@ import { validateEncounterCreate } from "../domain/validate.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { appendEvent, insert, type Write } from "../ports/write.js"
-import { validBodies } from "./valid-bodies.js"
-import { notifyDeliveries } from "../webhooks/signal.js"
-import { deliveriesFor } from "./webhook-outbox.js"
+import { ValidBodies } from "./valid-bodies.js"
 
 export interface IntakeRequest {
   readonly workspace_id: WorkspaceId
@@ -68,15 +67,15 @@ function* intakeEncounterGen(req: IntakeRequest) {
     result
   })
   const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
-    storage.write({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
+    commit({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
   const duplicate = (encounter_id: EncounterId, external_id: string) =>
-    storage
-      .write({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
+    commit({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
       .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))
 
   // A replay of bytes that passed validation before skips parsing and validating them again.
-  const digest = validBodies.digest(req.body)
-  const knownExt = validBodies.externalId(digest)
+  const validBodies = yield* Effect.serviceOption(ValidBodies)
+  const digest = Option.isSome(validBodies) ? validBodies.value.digest(req.body) : undefined
+  const knownExt = digest === undefined || Option.isNone(validBodies) ? undefined : validBodies.value.externalId(digest)
   if (knownExt !== undefined) {
     const replayed = yield* storage.findEncounterIdByExternalId(ws, knownExt)
     if (Option.isSome(replayed)) return yield* duplicate(replayed.value, knownExt)
@@ -94,22 +93,16 @@ function* intakeEncounterGen(req: IntakeRequest) {
   }
   const payload = valid.right
   const ext = payload.external_id
-  validBodies.remember(digest, ext)
+  if (digest !== undefined && Option.isSome(validBodies)) validBodies.value.remember(digest, ext)
 
   // Cheap path for replays; the unique key still decides when two creates race.
   const known = yield* storage.findEncounterIdByExternalId(ws, ext)
   if (Option.isSome(known)) return yield* duplicate(known.value, ext)
 
-  // The outbox: one indexed read of the enabled endpoints, their deliveries in the same write.
-  const endpoints = yield* storage.enabledWebhookEndpoints(ws)
   for (let attempt = 0; ; attempt++) {
     const created = newEncounter(ws, payload, req.source ?? "api", clock.now(), ids.next)
-    const deliveries = deliveriesFor(endpoints, created.event, ids.next)
-    const result = yield* storage.write(
-      creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext), deliveries)
-    )
+    const result = yield* commit(creation(created, raw({ outcome: "accepted", encounter_id: created.encounter.id }, ext)))
     if (result._tag === "Written") {
-      if (deliveries.length > 0) yield* notifyDeliveries
       return { encounter_id: created.encounter.id, duplicate: false, raw_request_id: received.id } satisfies IntakeResult
     }
     const refusal = result.refusal
@@ -129,14 +122,10 @@ type CreationRefusal = { readonly _tag: "Duplicate"; readonly encounter_id: Enco
 /**
  * The write of an accepted create: the encounter (refused when its external id is already taken in
  * the workspace: the holder is the winner of a race, and this request is its replay), its first
- * claim (refused when the control number is taken), the Created event, the raw request, and the
- * event's outbox deliveries.
+ * claim (refused when the control number is taken), the Created event and the raw request (the
+ * commit path adds the event's outbox deliveries).
  */
-const creation = (
-  { encounter, claim, event }: ReturnType<typeof newEncounter>,
-  raw: RawRequestRecord,
-  deliveries: ReturnType<typeof deliveriesFor>
-): Write<CreationRefusal> => ({
+const creation = ({ encounter, claim, event }: ReturnType<typeof newEncounter>, raw: RawRequestRecord): Write<CreationRefusal> => ({
   operation: "createEncounter",
   steps: [
     insert("encounters", toEncounterRow(encounter, claim, raw.id), {
@@ -145,8 +134,7 @@ const creation = (
     }),
     insert("claims", claim, { unique: "patient_control_number", refuse: () => ({ _tag: "PatientControlNumberTaken" }) }),
     appendEvent(event, encounter.id),
-    insert("raw_requests", raw),
-    ...deliveries
+    insert("raw_requests", raw)
   ]
 })
 

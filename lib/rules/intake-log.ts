@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { IntakeOutcomes, type IntakeOutcome, type RawRequestRecord } from "../domain/encounter.js"
-import { FieldIssue, IntakeRequestNotFound, InvalidQuery } from "../domain/errors.js"
+import { FieldIssue, type FieldIssueJson, IntakeRequestNotFound, InvalidQuery } from "../domain/errors.js"
 import { isUuid, RawRequestId, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, timeBound, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
@@ -22,7 +22,7 @@ export interface IntakeRequest {
   readonly outcome: IntakeOutcome | null
   readonly external_id: string | null
   readonly encounter_id: string | null
-  readonly errors: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  readonly errors: ReadonlyArray<FieldIssueJson>
 }
 
 /** An entry with the request exactly as received. */
@@ -77,7 +77,7 @@ export const getIntakeRequest = (workspaceId: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new IntakeRequestNotFound({ id })
     const storage = yield* Storage
-    const found = yield* storage.findRawRequest(workspaceId, RawRequestId.make(id))
+    const found = yield* storage.get("raw_requests", workspaceId, RawRequestId.make(id))
     if (Option.isNone(found)) return yield* new IntakeRequestNotFound({ id })
     const r = found.value
     return { ...toIntakeRequest(r), content_type: r.content_type, body: decoder.decode(r.body) } satisfies IntakeRequestDetail

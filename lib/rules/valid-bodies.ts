@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { Context, Layer } from "effect"
 import { makeBoundedMap } from "../bounded-map.js"
 
 /**
@@ -8,7 +9,7 @@ import { makeBoundedMap } from "../bounded-map.js"
  * cost more than the rest of a replay. A body seen for the first time, or forgotten, takes the
  * full path; so does any body that is not byte-for-byte one that passed, whatever its external id.
  */
-export interface ValidBodies {
+export interface ValidBodiesShape {
   /** The digest of a body, computed once per request. */
   readonly digest: (body: Uint8Array) => string
   /** The external id of a body with this digest that passed validation, if remembered. */
@@ -19,7 +20,7 @@ export interface ValidBodies {
 /** Bodies remembered: the most recent; a digest and an id are about 150 bytes. */
 const CAPACITY = 4_096
 
-export const makeValidBodies = (capacity = CAPACITY): ValidBodies => {
+export const makeValidBodies = (capacity = CAPACITY): ValidBodiesShape => {
   const known = makeBoundedMap<string, string>(capacity)
   return {
     digest: (body) => createHash("sha256").update(body).digest("base64url"),
@@ -28,5 +29,10 @@ export const makeValidBodies = (capacity = CAPACITY): ValidBodies => {
   }
 }
 
-/** The process's memory of valid bodies (intake is the only user). */
-export const validBodies: ValidBodies = makeValidBodies()
+/**
+ * The memory of valid bodies as a service: intake uses it when a layer provides it (the live
+ * services do, one per layer build) and takes the full path without it.
+ */
+export class ValidBodies extends Context.Tag("encounters/ValidBodies")<ValidBodies, ValidBodiesShape>() {
+  static readonly live = Layer.sync(ValidBodies, () => makeValidBodies())
+}

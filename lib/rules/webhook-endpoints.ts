@@ -1,4 +1,5 @@
 import { Effect, Either, Option } from "effect"
+import { commit } from "./commit.js"
 import { FieldIssue, type StorageError } from "../domain/errors.js"
 import { isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, type Page, toPage, tokenScope } from "../domain/page.js"
@@ -12,12 +13,17 @@ import {
   type WebhookEndpointView,
   type WebhookSecret
 } from "../domain/webhook.js"
-import { InvalidWebhookInput, WebhookEndpointNotFound, type WebhooksUnavailable } from "../domain/webhook-errors.js"
+import {
+  InvalidWebhookInput,
+  WebhookEndpointLimitReached,
+  WebhookEndpointNotFound,
+  type WebhooksUnavailable
+} from "../domain/webhook-errors.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert, remove, update } from "../ports/write.js"
 import { issueSecret, rotateSecrets } from "../webhooks/rotation.js"
-import { requireKey, WebhookSettings } from "../webhooks/settings.js"
+import { DEFAULT_MAX_ENDPOINTS, requireKey, WebhookSettings } from "../webhooks/settings.js"
 import { checkTargetUrl } from "../webhooks/targets.js"
 
 /** Why an endpoint was disabled when a caller (API or operator) disabled it. */
@@ -37,23 +43,40 @@ const checkTarget = (url: string) =>
 export const findEndpoint = (ws: WorkspaceId, id: string): Effect.Effect<WebhookEndpoint, WebhookEndpointNotFound | StorageError, Storage> =>
   Effect.gen(function* () {
     if (!isUuid(id)) return yield* new WebhookEndpointNotFound({ id })
-    const found = yield* (yield* Storage).findWebhookEndpoint(ws, id)
+    const found = yield* (yield* Storage).get("webhook_endpoints", ws, id)
     if (Option.isNone(found)) return yield* new WebhookEndpointNotFound({ id })
     return found.value
   })
 
+/** The lowest slot under `limit` that no endpoint holds; undefined when every one is held. */
+const freeSlot = (held: ReadonlyArray<number>, limit: number): number | undefined => {
+  const taken = new Set(held)
+  for (let slot = 0; slot < limit; slot++) if (!taken.has(slot)) return slot
+  return undefined
+}
+
 /**
  * Registers an endpoint. The URL is checked now (its host resolved, private addresses refused
  * unless allowed) and again at every delivery. The secret is answered this once; it is stored
- * sealed under the server's key.
+ * sealed under the server's key. A workspace holds at most `maxEndpoints` (the endpoint takes a
+ * free slot under it, a unique key, so racing creates cannot pass it).
  */
 export const createWebhookEndpoint = (
   ws: WorkspaceId,
   body: unknown
-): Effect.Effect<WebhookEndpointCreated, InvalidWebhookInput | WebhooksUnavailable | StorageError, Storage | Clock | Ids | WebhookSettings> =>
+): Effect.Effect<
+  WebhookEndpointCreated,
+  InvalidWebhookInput | WebhookEndpointLimitReached | WebhooksUnavailable | StorageError,
+  Storage | Clock | Ids | WebhookSettings
+> =>
   Effect.gen(function* () {
     const input = yield* Either.mapLeft(decodeWebhookEndpointCreate(body), invalid)
-    const key = yield* requireKey(yield* WebhookSettings)
+    const settings = yield* WebhookSettings
+    const key = yield* requireKey(settings)
+    const limit = settings.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS
+    const storage = yield* Storage
+    // Refused before the address check, which may resolve a host name.
+    if ((yield* storage.webhookEndpointSlots(ws)).length >= limit) return yield* new WebhookEndpointLimitReached({ limit })
     yield* checkTarget(input.url)
     const ids = yield* Ids
     const now = isoTime((yield* Clock).now())
@@ -71,11 +94,21 @@ export const createWebhookEndpoint = (
       previous_secret: null,
       previous_secret_expires_at: null,
       failing_since: null,
+      slot: 0,
       created_at: now,
       updated_at: now
     }
-    yield* (yield* Storage).write({ operation: "createWebhookEndpoint", steps: [insert("webhook_endpoints", endpoint)] })
-    return { ...toWebhookEndpointView(endpoint), secret }
+    // Another create may take the slot read: read again and take another, until none is left.
+    for (;;) {
+      const held = yield* storage.webhookEndpointSlots(ws)
+      const slot = held.length >= limit ? undefined : freeSlot(held, limit)
+      if (slot === undefined) return yield* new WebhookEndpointLimitReached({ limit })
+      const result = yield* commit({
+        operation: "createWebhookEndpoint",
+        steps: [insert("webhook_endpoints", { ...endpoint, slot }, { unique: "slot", refuse: () => "slot taken" as const })]
+      })
+      if (result._tag === "Written") return { ...toWebhookEndpointView(endpoint), secret }
+    }
   })
 
 export interface EndpointListQuery {
@@ -89,7 +122,7 @@ export const listWebhookEndpoints = (ws: WorkspaceId, query: EndpointListQuery =
     const limit = yield* checkLimit(query.limit)
     const scope = tokenScope([ws, "webhook-endpoints"])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const rows = yield* (yield* Storage).listWebhookEndpoints(ws, { position, limit })
+    const rows = yield* (yield* Storage).page("webhook_endpoints", ws, { position, limit })
     return toPage(rows, limit, position, (e) => [e.created_at, e.id], scope, toWebhookEndpointView) satisfies Page<WebhookEndpointView>
   })
 
@@ -119,7 +152,7 @@ export const updateWebhookEndpoint = (ws: WorkspaceId, id: string, body: unknown
       ...statusFields,
       updated_at: now
     }
-    yield* (yield* Storage).write({
+    yield* commit({
       operation: "updateWebhookEndpoint",
       steps: [update("webhook_endpoints", endpoint.id, { workspace_id: ws }, set)]
     })
@@ -130,7 +163,7 @@ export const updateWebhookEndpoint = (ws: WorkspaceId, id: string, body: unknown
 export const deleteWebhookEndpoint = (ws: WorkspaceId, id: string) =>
   Effect.gen(function* () {
     const endpoint = yield* findEndpoint(ws, id)
-    yield* (yield* Storage).write({
+    yield* commit({
       operation: "deleteWebhookEndpoint",
       steps: [remove("webhook_endpoints", endpoint.id, { workspace_id: ws })]
     })
@@ -150,7 +183,7 @@ export const rotateWebhookSecret = (ws: WorkspaceId, id: string) =>
       const nowMs = clock.now()
       const rotated = rotateSecrets(endpoint, key, nowMs)
       // Compare-and-set on the secret read: of two rotations at once, the later one reads again.
-      const result = yield* storage.write({
+      const result = yield* commit({
         operation: "rotateWebhookSecret",
         steps: [
           update(

@@ -23,11 +23,26 @@ export const deliveriesFor = (
 ): ReadonlyArray<Insert<"webhook_deliveries", never>> =>
   endpoints.filter((e) => endpointTakes(e, event.event_type)).map((e) => insert("webhook_deliveries", queued(e, event, nextId())))
 
-export const queued = (
+/**
+ * Deliveries of past events to one endpoint again (`recover`): one pending delivery per event,
+ * queued `at`, the `i`th first due at `dueOf(i)`. The only outbox rows not written with their event.
+ */
+export const redeliveries = (
+  endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
+  events: ReadonlyArray<Pick<EventRecord, "id" | "event_type" | "created_at">>,
+  nextId: () => string,
+  at: string,
+  dueOf: (i: number) => string
+): ReadonlyArray<Insert<"webhook_deliveries", never>> =>
+  events.map((e, i) => insert("webhook_deliveries", queued(endpoint, e, nextId(), at, dueOf(i))))
+
+/** A pending delivery queued `at` (the event's time by default), first due `due` (at once by default). */
+const queued = (
   endpoint: Pick<WebhookEndpoint, "id" | "workspace_id">,
   event: Pick<EventRecord, "id" | "event_type" | "created_at">,
   id: string,
-  at: string = event.created_at
+  at: string = event.created_at,
+  due: string = at
 ): WebhookDeliveryRecord => ({
   id: WebhookDeliveryId.make(id),
   workspace_id: endpoint.workspace_id,
@@ -39,7 +54,7 @@ export const queued = (
   last_attempt_at: null,
   last_response_status: null,
   last_error: null,
-  next_attempt_at: at,
+  next_attempt_at: due,
   created_at: at,
   lease_owner: null,
   lease_expires_at: null

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
+import { commit } from "./commit.js"
 import { Effect, Either, Option, Schema } from "effect"
 import { ApiKeyNotFound, FieldIssue, InvalidQuery, SlugTaken, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
 import { ApiKeyId, WorkspaceId } from "../domain/ids.js"
@@ -25,7 +26,7 @@ export const createWorkspace = (slug: string, name: string) =>
     const ids = yield* Ids
     const clock = yield* Clock
     const ws: Workspace = { id: WorkspaceId.make(ids.next()), slug, name }
-    const result = yield* storage.write({
+    const result = yield* commit({
       operation: "createWorkspace",
       steps: [insert("workspaces", { ...ws, created_at: isoTime(clock.now()) }, { unique: "slug", refuse: () => new SlugTaken({ slug }) })]
     })
@@ -78,7 +79,7 @@ export const createApiKey = (slug: string, extraScopes: ReadonlyArray<Scope> = [
     const key = newSecret()
     const scopes: ReadonlyArray<Scope> = [...new Set<Scope>(["encounters", ...extraScopes])]
     const id = ApiKeyId.make(ids.next())
-    yield* storage.write({
+    yield* commit({
       operation: "createApiKey",
       steps: [
         insert("api_keys", {
@@ -115,13 +116,13 @@ export const revokeApiKey = (id: string, slug?: string) =>
     const keyId = ApiKeyId.make(id)
     const workspaces = slug === undefined ? yield* storage.listWorkspaces() : [yield* findWorkspace(slug)]
     for (const ws of workspaces) {
-      const found = yield* storage.findApiKey(ws.id, keyId)
+      const found = yield* storage.get("api_keys", ws.id, keyId)
       if (Option.isNone(found)) continue
-      yield* storage.write({
+      yield* commit({
         operation: "revokeApiKey",
         steps: [update("api_keys", keyId, { workspace_id: ws.id, revoked_at: null }, { revoked_at: isoTime(clock.now()) })]
       })
-      const revoked = yield* storage.findApiKey(ws.id, keyId)
+      const revoked = yield* storage.get("api_keys", ws.id, keyId)
       if (Option.isSome(revoked)) return toApiKeyView(revoked.value) satisfies ApiKeyView
     }
     return yield* new ApiKeyNotFound({ id })

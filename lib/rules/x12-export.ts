@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { commit } from "./commit.js"
 import { allowedTransitions } from "../domain/claim-status.js"
 import type { EncounterWithClaim } from "../domain/encounter.js"
 import { ClaimNotFound } from "../domain/errors.js"
@@ -10,7 +11,8 @@ import { Storage } from "../ports/storage.js"
 import { insert, type Step, update } from "../ports/write.js"
 import { InvalidExportRequest } from "../x12/errors.js"
 import { build837P } from "../x12/export-837p/build.js"
-import { statusMove, statusUpdated } from "./change-claim-status.js"
+import { statusUpdated } from "./change-claim-status.js"
+import { statusMove } from "./claim-writes.js"
 import { requireClearinghouse } from "./clearinghouse-settings.js"
 
 /** ISA13 has nine digits. */
@@ -121,7 +123,7 @@ export const createX12Batch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray
           statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, "submitted_to_payer", at, note)
         ).steps
       )
-      const result = yield* storage.write<"stale">({
+      const result = yield* commit<"stale">({
         operation: "createX12Batch",
         steps: [
           update(

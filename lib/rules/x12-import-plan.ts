@@ -1,17 +1,16 @@
 import { Effect } from "effect"
-import { canTransition } from "../domain/claim-status.js"
+import { canTransition, NOTE_MAX_LENGTH } from "../domain/claim-status.js"
 import type { ClaimRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
 import { type ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
 import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/storage.js"
-import { insert, type Step, update } from "../ports/write.js"
+import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
-import { statusMove, statusUpdated } from "./change-claim-status.js"
+import { statusUpdated } from "./change-claim-status.js"
+import { remittanceArrived, setClaimColumns, statusMove } from "./claim-writes.js"
 
-/** Event notes are kept as the status API keeps them: at most 2000 characters. */
-const MAX_NOTE = 2000
 /** Claims looked up per read (each is a parameter of the query). */
 const LOOKUP_CHUNK = 500
 
@@ -71,20 +70,11 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
   const byPcn = (pcn: string) => lookedUp("patient_control_number", pcn)
   const byId = (id: string) => lookedUp("id", id)
 
+  const ref = (t: Tracked) => ({ encounterId: t.encounterId, latestClaimId: t.latestClaimId, claimId: t.claim.id })
+
   /** Sets claim columns (and their copies on the encounter's row while this claim is its latest). */
   const setClaim = (t: Tracked, set: { readonly payer_claim_control_number?: string; readonly processing_started_at?: string }) => {
-    steps.push(update("claims", t.claim.id, { workspace_id: ws }, set))
-    steps.push(
-      update(
-        "encounters",
-        t.encounterId,
-        { workspace_id: ws, latest_claim_id: t.claim.id },
-        {
-          ...(set.payer_claim_control_number !== undefined ? { latest_claim_payer_claim_control_number: set.payer_claim_control_number } : {}),
-          ...(set.processing_started_at !== undefined ? { latest_claim_processing_started_at: set.processing_started_at } : {})
-        }
-      )
-    )
+    steps.push(...setClaimColumns(ws, ref(t), set))
     t.claim = { ...t.claim, ...set }
   }
 
@@ -94,11 +84,11 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
 
   const remittance = (t: Tracked, r: Omit<RemittanceRecord, "id" | "workspace_id" | "claim_id" | "received_at">) => {
     steps.push(insert("remittances", { ...r, id: nextId(), workspace_id: ws, claim_id: t.claim.id, received_at: at }))
-    steps.push(update("encounters", t.encounterId, { workspace_id: ws, latest_claim_id: t.claim.id }, { latest_claim_remittances_at: at }))
+    steps.push(...remittanceArrived(ws, ref(t), at))
   }
 
   // Outcome details quote the file (a 277CA status's free text): kept as long as event notes.
-  const record = (outcome: InboundClaimOutcome) => outcomes.push({ ...outcome, detail: outcome.detail.slice(0, MAX_NOTE) })
+  const record = (outcome: InboundClaimOutcome) => outcomes.push({ ...outcome, detail: outcome.detail.slice(0, NOTE_MAX_LENGTH) })
 
   const unmatched = (pcn: string | null, detail: string) =>
     record({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail })
@@ -133,7 +123,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
         detail: `asked for ${to}, which the transition table does not allow from ${from}: ${action.note}`
       })
     }
-    const note = action.note.slice(0, MAX_NOTE)
+    const note = action.note.slice(0, NOTE_MAX_LENGTH)
     steps.push(
       ...statusMove(
         ws,

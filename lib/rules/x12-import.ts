@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { commit } from "./commit.js"
 import { Effect, Either, Option } from "effect"
 import type { WorkspaceId } from "../domain/ids.js"
 import {
@@ -8,7 +9,6 @@ import {
   summarize,
   toOutcome,
   type X12BatchRecord,
-  type X12FileHead,
   type X12FileRecord
 } from "../domain/x12-exchange.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
@@ -155,7 +155,7 @@ export const interchangeKey = (sender: string, control: string): string => `${se
  * An earlier import of the same interchange, answered again as it was answered (invalid files are
  * never matched): its first outcomes, from the file's record while it has them all.
  */
-const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileHead>) =>
+const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
   Effect.gen(function* () {
     if (Option.isNone(found)) return undefined
     const f = found.value
@@ -196,9 +196,9 @@ export const importX12File = (upload: X12Upload) =>
       key_id: upload.key_id ?? null,
       content_type: upload.content_type,
       sha256,
-      size: upload.body.byteLength,
-      body: upload.body
+      size: upload.body.byteLength
     })
+    const bytes = (id: string) => ({ id, workspace_id: ws, body: upload.body })
     const read = yield* runWithPauses(parsePaced(new TextDecoder().decode(upload.body)))
     if (Either.isLeft(read)) {
       // Kept as received, with why: the list of files shows what came in, also what was refused.
@@ -213,7 +213,7 @@ export const importX12File = (upload: X12Upload) =>
         summary: summarize([]),
         error: read.left.message
       }
-      yield* storage.write({ operation: "importX12File", steps: [insert("x12_files", invalid)] })
+      yield* commit({ operation: "importX12File", steps: [insert("x12_files", invalid), insert("x12_file_bodies", bytes(id))] })
       return yield* read.left
     }
     const { interchange, parsed, kind } = read.right
@@ -243,9 +243,14 @@ export const importX12File = (upload: X12Upload) =>
       const outcomeRows = outcomes.map((o, position) =>
         insert("x12_file_outcomes", { id: `${fileId}.${position}`, workspace_id: ws, file_id: fileId, position, ...o })
       )
-      const result = yield* storage.write<"stale" | "duplicate">({
+      const result = yield* commit<"stale" | "duplicate">({
         operation: "importX12File",
-        steps: [insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }), ...plan.steps, ...outcomeRows]
+        steps: [
+          insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }),
+          insert("x12_file_bodies", bytes(fileId)),
+          ...plan.steps,
+          ...outcomeRows
+        ]
       })
       if (result._tag === "Written") {
         return { id: fileId, kind, duplicate: false, claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN), summary } satisfies InboundResult

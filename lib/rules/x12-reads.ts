@@ -17,14 +17,14 @@ export const listX12Batches = (workspaceId: WorkspaceId, query: X12PageQuery) =>
     const limit = yield* checkLimit(query.limit)
     const scope = tokenScope([workspaceId, "x12-batches"])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const rows = yield* (yield* Storage).listX12Batches(workspaceId, { position, limit })
+    const rows = yield* (yield* Storage).page("x12_batches", workspaceId, { position, limit })
     return toPage(rows, limit, position, (b) => [b.created_at, b.id], scope, toX12Batch)
   })
 
 /** A batch with its bytes; another workspace's is not found. */
 export const getX12BatchRecord = (workspaceId: WorkspaceId, id: string) =>
   Effect.flatMap(Storage, (storage) =>
-    Effect.flatMap(storage.findX12Batch(workspaceId, id), (found) =>
+    Effect.flatMap(storage.get("x12_batches", workspaceId, id), (found) =>
       Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new X12BatchNotFound({ id }))
     )
   )
@@ -39,13 +39,13 @@ export const listX12Files = (workspaceId: WorkspaceId, query: X12PageQuery) =>
     const limit = yield* checkLimit(query.limit)
     const scope = tokenScope([workspaceId, "x12-files"])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
-    const rows = yield* (yield* Storage).listX12Files(workspaceId, { position, limit })
+    const rows = yield* (yield* Storage).page("x12_files", workspaceId, { position, limit })
     return toPage(rows, limit, position, (f) => [f.received_at, f.id], scope, toX12File)
   })
 
 export const getX12File = (workspaceId: WorkspaceId, id: string) =>
   Effect.flatMap(Storage, (storage) =>
-    Effect.flatMap(storage.findX12File(workspaceId, id), (found) =>
+    Effect.flatMap(storage.get("x12_files", workspaceId, id), (found) =>
       Option.isSome(found) ? Effect.succeed(toX12File(found.value)) : Effect.fail(new X12FileNotFound({ id }))
     )
   )
@@ -60,7 +60,7 @@ export const listX12FileOutcomes = (workspaceId: WorkspaceId, fileId: string, qu
     const scope = tokenScope([workspaceId, "x12-file-outcomes", fileId])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
     const storage = yield* Storage
-    if (Option.isNone(yield* storage.findX12File(workspaceId, fileId))) return yield* new X12FileNotFound({ id: fileId })
+    if (Option.isNone(yield* storage.get("x12_files", workspaceId, fileId))) return yield* new X12FileNotFound({ id: fileId })
     const rows = yield* storage.listX12FileOutcomes(workspaceId, fileId, { position, limit })
     return toPage(rows, limit, position, (o) => [o.position], scope, toOutcome)
   })

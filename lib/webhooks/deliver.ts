@@ -1,7 +1,8 @@
 import { Effect, Either, Option } from "effect"
+import { commit } from "../rules/commit.js"
 import type { StorageError } from "../domain/errors.js"
 import type { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
-import { Clock, isoTime } from "../ports/clock.js"
+import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { update, type Update } from "../ports/write.js"
 import { attemptDelivery } from "./attempt.js"
@@ -35,13 +36,13 @@ export const deliverOne = (
   d: WebhookDeliveryRecord,
   owner: string,
   key: SecretBoxKey
-): Effect.Effect<DeliveryRun, StorageError, Storage | Clock | WebhookSettings> =>
+): Effect.Effect<DeliveryRun, StorageError, Storage | Clock | Ids | WebhookSettings> =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
     const settings = yield* WebhookSettings
     const claimedAt = clock.now()
-    const claim = yield* storage.write({
+    const claim = yield* commit({
       operation: "claimWebhookDelivery",
       steps: [
         update(
@@ -56,7 +57,7 @@ export const deliverOne = (
     if (claim._tag === "Refused") return "claimed-elsewhere"
     // Stopped mid-attempt (a shutdown): the lease is given back, so the delivery is due at once
     // on the next start rather than when the lease would expire.
-    const release = storage.write({
+    const release = commit({
       operation: "releaseWebhookDelivery",
       steps: [update("webhook_deliveries", d.id, { lease_owner: owner }, released)]
     })
@@ -68,16 +69,16 @@ const attemptClaimed = (
   owner: string,
   key: SecretBoxKey,
   claimedAt: number
-): Effect.Effect<DeliveryRun, StorageError, Storage | Clock | WebhookSettings> =>
+): Effect.Effect<DeliveryRun, StorageError, Storage | Clock | Ids | WebhookSettings> =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
     const settings = yield* WebhookSettings
     const now = isoTime(claimedAt)
     const fail = (reason: string) =>
-      Effect.as(storage.write({ operation: "settleWebhookDelivery", steps: [abandon(d, owner, reason, now)] }), "abandoned" as const)
+      Effect.as(commit({ operation: "settleWebhookDelivery", steps: [abandon(d, owner, reason, now)] }), "abandoned" as const)
 
-    const endpoint = yield* storage.findWebhookEndpoint(d.workspace_id, d.endpoint_id)
+    const endpoint = yield* storage.get("webhook_endpoints", d.workspace_id, d.endpoint_id)
     if (Option.isNone(endpoint)) return yield* fail("The endpoint was deleted")
     if (endpoint.value.status !== "enabled") return yield* fail("The endpoint is disabled")
     const event = yield* storage.findEvent(d.workspace_id, d.event_id)
@@ -104,7 +105,7 @@ const attemptClaimed = (
       schedule: settings.schedule,
       jitter: Math.random()
     })
-    yield* storage.write({
+    yield* commit({
       operation: "settleWebhookDelivery",
       steps: [
         update("webhook_deliveries", d.id, { lease_owner: owner }, { ...outcome.delivery, ...released }),

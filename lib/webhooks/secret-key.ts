@@ -1,13 +1,14 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs"
+import { closeSync, fsyncSync, readFileSync, statSync, writeSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Data, Effect, Either } from "effect"
+import { ensurePrivateFolder, openNewPrivateFile } from "../private-files.js"
 import { newSecretBoxKey, secretBoxKey, type SecretBoxKey } from "./secret-box.js"
 
 /**
  * Where the key that seals signing secrets lives. It is kept out of the database on purpose: a
  * copy of the database (or an `encounterd backup`) without the key reveals no signing secret.
  *
- * - SQLite: `webhook-secret.key` in the database's folder, created on first use with mode 0600.
+ * - SQLite: `webhook-secret.key` in the database's folder (created 0700 when missing), created on first use with mode 0600.
  * - PostgreSQL: no default; every instance must be given the same key file, since each one signs.
  * - In-memory databases: a fresh key per process (nothing outlives it anyway).
  */
@@ -46,10 +47,11 @@ const readKey = (path: string): Either.Either<SecretBoxKey, SecretKeyError> => {
 }
 
 const createKey = (path: string): SecretBoxKey => {
-  mkdirSync(dirname(path), { recursive: true })
+  // The database's folder, when the key is made before the database (serve): 0700 like the database makes it.
+  ensurePrivateFolder(dirname(path))
   const key = newSecretBoxKey()
-  // `wx`: two processes starting at once cannot both write a key; the loser reads the winner's.
-  const fd = openSync(path, "wx", 0o600)
+  // Created new (`wx`): two processes starting at once cannot both write a key; the loser reads the winner's.
+  const fd = openNewPrivateFile(path)
   try {
     writeSync(fd, `${Buffer.from(key).toString("base64")}\n`)
     fsyncSync(fd)

@@ -21,7 +21,12 @@ export interface WebhookSettingsShape {
   readonly version: string
   /** Host name resolution for the target checks; the system resolver when absent. */
   readonly resolve?: Resolve
+  /** Endpoints one workspace may register (`--webhook-max-endpoints`); `DEFAULT_MAX_ENDPOINTS` when absent. */
+  readonly maxEndpoints?: number
 }
+
+/** Endpoints per workspace unless the server says otherwise. */
+export const DEFAULT_MAX_ENDPOINTS = 50
 
 export class WebhookSettings extends Context.Tag("encounters/WebhookSettings")<WebhookSettings, WebhookSettingsShape>() {}
 
@@ -39,6 +44,7 @@ export interface WebhookSettingsOptions {
   readonly timeoutMs?: number
   readonly version?: string
   readonly resolve?: Resolve
+  readonly maxEndpoints?: number
 }
 
 const shape = (key: Option.Option<SecretBoxKey>, o: WebhookSettingsOptions): WebhookSettingsShape => ({
@@ -47,6 +53,7 @@ const shape = (key: Option.Option<SecretBoxKey>, o: WebhookSettingsOptions): Web
   schedule: o.schedule ?? defaultSchedule,
   timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   version: o.version ?? PACKAGE_VERSION,
+  maxEndpoints: o.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS,
   ...(o.resolve !== undefined ? { resolve: o.resolve } : {})
 })
 

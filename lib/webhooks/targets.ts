@@ -72,14 +72,30 @@ const classifyV4 = (n: number): AddressClass => {
 /** The IPv4 address carried in the low 32 bits. */
 const low32 = (g: ReadonlyArray<number>): number => (g[6] ?? 0) * 65536 + (g[7] ?? 0)
 
+/**
+ * A range that reaches through a translator or tunnel the operator's network may run: never a
+ * public target. The IPv4 address it carries decides when that one is refused too (so that, with
+ * private targets allowed, one carrying a multicast or unspecified address stays refused).
+ */
+const carrying = (inner: AddressClass, otherwise: AddressClass): AddressClass => (inner === "public" ? otherwise : inner)
+
 const classifyV6 = (g: ReadonlyArray<number>): AddressClass => {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g
-  const upper80Zero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
+  const upper64Zero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0
+  const upper80Zero = upper64Zero && g4 === 0
   if (upper80Zero && g5 === 0 && g6 === 0 && g7 === 0) return "unspecified"
   if (upper80Zero && g5 === 0 && g6 === 0 && g7 === 1) return "loopback"
   // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the IPv4 address they carry.
   if (upper80Zero && g5 === 0xffff) return classifyV4(low32(g))
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyV4(low32(g))
+  // SIIT's IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 7915) reach a translator, then the IPv4 address.
+  if (upper64Zero && g4 === 0xffff && g5 === 0) return carrying(classifyV4(low32(g)), "reserved")
+  // NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215) belongs to a translator inside the network;
+  // the IPv4 address is taken where a /96 prefix puts it, the last 32 bits.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return carrying(classifyV4(low32(g)), "private")
+  // Teredo (2001::/32, RFC 4380) tunnels to a server (groups 2 and 3) and a client whose address is
+  // the last 32 bits inverted.
+  if (g0 === 0x2001 && g1 === 0) return carrying(classifyV4(~low32(g) >>> 0), carrying(classifyV4(g2 * 65536 + g3), "reserved"))
   // 6to4 (2002:AABB:CCDD::/48) tunnels to the IPv4 address in groups 1 and 2.
   if (g0 === 0x2002) return classifyV4(g1 * 65536 + g2)
   if (upper80Zero && g5 === 0) return "reserved" // deprecated IPv4-compatible ::a.b.c.d
@@ -101,6 +117,9 @@ export const classifyAddress = (address: string): AddressClass | undefined => {
   return groups === undefined ? undefined : classifyV6(groups)
 }
 
+/** The `serve` (and `webhooks create`) flag that lets webhooks target private addresses. */
+export const ALLOW_PRIVATE_FLAG = "--webhook-allow-private"
+
 /** No TCP receiver lives at these, on-premises or not. */
 const NEVER: ReadonlySet<AddressClass> = new Set(["unspecified", "multicast", "broadcast"])
 
@@ -116,7 +135,7 @@ export const addressRefusal = (address: string, allowPrivate: boolean, host?: st
   const cls = classifyAddress(address)
   if (cls === undefined) return `${address} is not an IP address`
   if (!isRefused(cls, allowPrivate)) return undefined
-  const what = `${/^[aeiu]/.test(cls) ? "an" : "a"} ${cls} address${NEVER.has(cls) ? "" : " (refused unless private targets are allowed)"}`
+  const what = `${/^[aeiu]/.test(cls) ? "an" : "a"} ${cls} address${NEVER.has(cls) ? "" : ` (refused unless private targets are allowed: ${ALLOW_PRIVATE_FLAG})`}`
   return host === undefined ? `${address} is ${what}` : `${host} resolves to ${address}, ${what}`
 }
 

@@ -14,6 +14,11 @@ export interface WorkerOptions {
   readonly concurrency?: number
   /** Attempts under way at once to one endpoint (default 4): a slow or dead one takes no more. */
   readonly perEndpoint?: number
+  /**
+   * Attempts under way at once for one workspace, at most (default half of `concurrency`). A
+   * workspace gets less while others have attempts under way: see `workspaceShare`.
+   */
+  readonly perWorkspace?: number
   /** How often the outbox is read when nothing nudges the worker (default 500 ms). */
   readonly pollMs?: number
   /** Told of every delivery run (for metrics and tests). */
@@ -21,6 +26,16 @@ export interface WorkerOptions {
 }
 
 export const DEFAULT_POLL_MS = 500
+
+/**
+ * How many attempts one workspace may have under way, when `others` other workspaces have some:
+ * an equal share of the slots with one share kept free for a workspace that has none yet, so
+ * that one workspace's slow or dead endpoints never hold every slot. Attempts are never cut
+ * short: a share that shrinks takes effect as attempts end. Past `concurrency - 1` busy
+ * workspaces each still gets one.
+ */
+export const workspaceShare = (concurrency: number, perWorkspace: number, others: number): number =>
+  Math.max(1, Math.min(perWorkspace, Math.floor(concurrency / (others + 2))))
 
 /** A run as the delivery counter names it; a delivery claimed elsewhere was not attempted here. */
 const outcomes: Readonly<Record<DeliveryRun, DeliveryOutcome | undefined>> = {
@@ -50,16 +65,29 @@ export const runDeliveryWorker = (options: WorkerOptions = {}) =>
     const local = Option.isSome(signal) ? signal.value : yield* Effect.provide(DeliverySignal, DeliverySignal.live)
     const concurrency = options.concurrency ?? 16
     const perEndpoint = options.perEndpoint ?? 4
+    const perWorkspace = options.perWorkspace ?? Math.max(1, Math.floor(concurrency / 2))
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS
     const metrics = yield* Metrics
     const owner = randomUUID()
     const fibers = yield* FiberSet.make<void, never>()
     const inFlight = new Set<string>()
     const byEndpoint = new Map<string, number>()
+    const byWorkspace = new Map<string, number>()
+    const up = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1)
+    const down = (counts: Map<string, number>, key: string) => {
+      const n = (counts.get(key) ?? 1) - 1
+      if (n <= 0) counts.delete(key)
+      else counts.set(key, n)
+    }
+    /** The workspace's share now: the other workspaces with attempts under way shrink it. */
+    const share = (ws: string) => workspaceShare(concurrency, perWorkspace, byWorkspace.size - (byWorkspace.has(ws) ? 1 : 0))
+    const fits = (d: WebhookDeliveryRecord) =>
+      !inFlight.has(d.id) && (byEndpoint.get(d.endpoint_id) ?? 0) < perEndpoint && (byWorkspace.get(d.workspace_id) ?? 0) < share(d.workspace_id)
 
     const start = (d: WebhookDeliveryRecord) => {
       inFlight.add(d.id)
-      byEndpoint.set(d.endpoint_id, (byEndpoint.get(d.endpoint_id) ?? 0) + 1)
+      up(byEndpoint, d.endpoint_id)
+      up(byWorkspace, d.workspace_id)
       return FiberSet.run(fibers)(
         deliverOne(d, owner, key).pipe(
           Effect.timed,
@@ -76,9 +104,8 @@ export const runDeliveryWorker = (options: WorkerOptions = {}) =>
           Effect.ensuring(
             Effect.sync(() => {
               inFlight.delete(d.id)
-              const n = (byEndpoint.get(d.endpoint_id) ?? 1) - 1
-              if (n <= 0) byEndpoint.delete(d.endpoint_id)
-              else byEndpoint.set(d.endpoint_id, n)
+              down(byEndpoint, d.endpoint_id)
+              down(byWorkspace, d.workspace_id)
               // A free slot may let a waiting delivery start now.
               local.notify()
             })
@@ -87,16 +114,28 @@ export const runDeliveryWorker = (options: WorkerOptions = {}) =>
       )
     }
 
-    /** Starts what is due and fits the limits; true when it started anything. */
+    /**
+     * Starts what is due and fits the limits; true when it started anything. Of the rows read, the
+     * one whose workspace has the fewest attempts under way starts first (then the soonest due),
+     * so the free slots go round the workspaces rather than to the longest backlog.
+     */
     const fill = Effect.gen(function* () {
-      const full = [...byEndpoint].filter(([, n]) => n >= perEndpoint).map(([id]) => id)
-      // As many as there are free slots: rows of an endpoint beyond its limit are left for the
-      // next round, which leaves that endpoint out.
-      const due = yield* storage.dueWebhookDeliveries(isoTime(clock.now()), concurrency - inFlight.size, full)
+      const fullEndpoints = [...byEndpoint].filter(([, n]) => n >= perEndpoint).map(([id]) => id)
+      const fullWorkspaces = [...byWorkspace].filter(([ws, n]) => n >= share(ws)).map(([ws]) => ws)
+      // As many as there are free slots: rows of an endpoint or workspace beyond its limit are
+      // left for the next round, which leaves that endpoint or workspace out.
+      const waiting = [...(yield* storage.dueWebhookDeliveries(isoTime(clock.now()), concurrency - inFlight.size, fullEndpoints, fullWorkspaces))]
       let started = false
-      for (const d of due) {
-        if (inFlight.size >= concurrency) break
-        if (inFlight.has(d.id) || (byEndpoint.get(d.endpoint_id) ?? 0) >= perEndpoint) continue
+      while (inFlight.size < concurrency) {
+        let next = -1
+        for (const [i, d] of waiting.entries()) {
+          if (!fits(d)) continue
+          const chosen = waiting[next]
+          if (chosen === undefined || (byWorkspace.get(d.workspace_id) ?? 0) < (byWorkspace.get(chosen.workspace_id) ?? 0)) next = i
+        }
+        const d = waiting[next]
+        if (d === undefined) break
+        waiting.splice(next, 1)
         yield* start(d)
         started = true
       }
@@ -114,8 +153,8 @@ export const runDeliveryWorker = (options: WorkerOptions = {}) =>
 
     for (;;) {
       yield* count
-      // Read again at once while reads start something: an endpoint filled up this round is
-      // left out of the next read, so deliveries of others behind its backlog come into view.
+      // Read again at once while reads start something: an endpoint or workspace filled up this
+      // round is left out of the next read, so deliveries of others behind its backlog come into view.
       for (let round = 0; round < 8 && inFlight.size < concurrency; round++) {
         if (!(yield* fill)) break
       }

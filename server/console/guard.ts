@@ -4,7 +4,8 @@ import { authenticateKeyHash } from "../../lib/rules/authenticate-key-hash.js"
 import type { ServerConfig } from "../config.js"
 import { CsrfRejected, SessionRequired } from "../problem.js"
 import { clearedCookie, readSessionToken } from "./cookies.js"
-import { sameToken, type Session, type SessionStore } from "./sessions.js"
+import { sameSecret } from "../same-secret.js"
+import type { Session, SessionStore } from "./sessions.js"
 
 /** Who is calling a console endpoint: the session, its token and the key's current rights. */
 export interface ConsoleCaller {
@@ -44,7 +45,7 @@ export const requireCsrf = (request: Request, config: ServerConfig, session: Ses
     yield* requireSameOrigin(request, config)
     const presented = request.headers.get("x-csrf-token")
     if (presented === null || presented === "") return yield* new CsrfRejected({ detail: "The x-csrf-token header is missing" })
-    if (!sameToken(presented, session.csrf)) return yield* new CsrfRejected({ detail: "The x-csrf-token header is not this session's" })
+    if (!sameSecret(presented, session.csrf)) return yield* new CsrfRejected({ detail: "The x-csrf-token header is not this session's" })
   })
 
 /** Refuses what the browser says comes from another site (Sec-Fetch-Site, Origin). */

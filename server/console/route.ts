@@ -1,10 +1,10 @@
 import { Effect, type Schema } from "effect"
 import type { Scope } from "../../lib/domain/workspace.js"
-import { Forbidden, type HttpFailure } from "../problem.js"
-import { decodeQuery, type HandlerInput, type Reply, type Route, type Services } from "../route.js"
+import { Forbidden, type HttpFailure, RateLimited } from "../problem.js"
+import type { RateDecision } from "../rate-limit.js"
+import { decodeQuery, type HandlerInput, type Reply, type Route, type ServerContext, type Services } from "../route.js"
 import { type ConsoleCaller, requireCsrf, requireSession } from "./guard.js"
 import { privateHeaders } from "./headers.js"
-import { consoleSessions } from "./sessions.js"
 
 export interface ConsoleDoc<Q, I> {
   readonly method: "GET" | "POST"
@@ -30,23 +30,41 @@ export const consoleRoute = (
   run
 })
 
-const withHeaders = (reply: Reply): Reply => ({ ...reply, headers: { ...privateHeaders, ...reply.headers } })
+const rateHeaders = (rate: RateDecision | undefined): Record<string, string> =>
+  rate === undefined
+    ? {}
+    : { "ratelimit-limit": String(rate.limit), "ratelimit-remaining": String(rate.remaining), "ratelimit-reset": String(rate.resetSeconds) }
+
+const withHeaders = (reply: Reply, rate: RateDecision | undefined): Reply => ({
+  ...reply,
+  headers: { ...privateHeaders, ...rateHeaders(rate), ...reply.headers }
+})
+
+/** A console request spends a token of its key's bucket, the one the key's API requests spend. */
+const chargeKey = (server: ServerContext, caller: ConsoleCaller): Effect.Effect<RateDecision | undefined, RateLimited> => {
+  const rate = server.keyRate?.(caller.principal.keyId)
+  if (rate === undefined || rate.allowed) return Effect.succeed(rate)
+  server.rateLimited()
+  return Effect.fail(new RateLimited({ retryAfterSeconds: rate.resetSeconds }))
+}
 
 /**
- * A console endpoint behind the session cookie: the session's key is checked again, a POST needs
- * the session's CSRF token, and a declared scope must be held. Then the same rules as the API run.
+ * A console endpoint behind the session cookie: the session's key is checked again and charged to
+ * its rate limit, a POST needs the session's CSRF token, and a declared scope must be held. Then
+ * the same rules as the API run.
  */
 export const sessionRoute = <Q, I>(doc: ConsoleDoc<Q, I>, handler: ConsoleHandler<Q>): Route => {
   const decode = decodeQuery(doc.query)
   return consoleRoute(doc, (input) =>
     Effect.gen(function* () {
-      const caller = yield* requireSession(input.request, input.config, consoleSessions)
+      const caller = yield* requireSession(input.request, input.config, input.server.console.sessions)
+      const rate = yield* chargeKey(input.server, caller)
       if (doc.method === "POST") yield* requireCsrf(input.request, input.config, caller.session)
       if (doc.scope !== undefined && !caller.principal.scopes.includes(doc.scope)) {
         return yield* new Forbidden({ scope: doc.scope })
       }
       const query = yield* decode(input.query)
-      return withHeaders(yield* handler({ ...input, principal: caller, query }))
+      return withHeaders(yield* handler({ ...input, principal: caller, query }), rate)
     })
   )
 }

@@ -1,11 +1,12 @@
 import { Effect, Either, Schema } from "effect"
-import { ClaimStatus } from "../../lib/domain/claim-status.js"
+import { ClaimStatus, NOTE_MAX_LENGTH } from "../../lib/domain/claim-status.js"
 import { Claim } from "../../lib/domain/encounter.js"
 import { Page } from "../../lib/domain/page.js"
 import { Remittance } from "../../lib/domain/remittance.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
-import { fieldIssues, MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
+import { requestDecoder } from "../../lib/domain/field-issues.js"
+import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { listClaimRemittances } from "../../lib/rules/claim-remittances.js"
 import { readBody, requireJson } from "../body.js"
@@ -15,9 +16,9 @@ import { PageQuery, problems } from "./shared.js"
 
 export const StatusChangeRequest = Schema.Struct({
   status: ClaimStatus,
-  note: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+  note: Schema.optional(Schema.String.pipe(Schema.maxLength(NOTE_MAX_LENGTH)))
 }).annotations({ identifier: "ClaimStatusChange" })
-const decodeRequest = Schema.decodeUnknownEither(StatusChangeRequest, { errors: "all", onExcessProperty: "ignore" })
+const decodeRequest = requestDecoder(StatusChangeRequest)
 
 /** A status change body, read and checked the same way wherever a claim is moved (API, console). */
 export const readStatusChange = (request: Request, bodyLimit: number) => Effect.gen(() => readStatusChangeGen(request, bodyLimit))
@@ -30,7 +31,7 @@ function* readStatusChangeGen(request: Request, bodyLimit: number) {
     return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
   }
   const decoded = decodeRequest(raw)
-  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
+  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
   return decoded.right
 }
 

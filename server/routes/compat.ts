@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { boundedList } from "../../lib/domain/bounded-list.js"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Event, eventJson, eventPageJson } from "../../lib/domain/event.js"
 import { Page } from "../../lib/domain/page.js"
@@ -34,8 +35,12 @@ export const compatListRoute = authed(
     )
 )
 
-const EventTypesParam = Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({
-  description: "Event types: a comma list, or the parameter repeated"
+/** The most times `event_types` may be repeated (each may itself be a comma list). */
+const MAX_EVENT_TYPES_PARAMETERS = 100
+
+const EventTypesParam = Schema.Union(Schema.String, boundedList(Schema.String, MAX_EVENT_TYPES_PARAMETERS)).annotations({
+  description: `Event types: a comma list, or the parameter repeated (at most ${MAX_EVENT_TYPES_PARAMETERS} times)`,
+  message: () => `must be a comma list of event types, or the parameter repeated at most ${MAX_EVENT_TYPES_PARAMETERS} times`
 })
 const EventQuery = Schema.Struct({
   event_types: Schema.optional(EventTypesParam),

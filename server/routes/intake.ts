@@ -3,9 +3,7 @@ import { IntakeOutcome } from "../../lib/domain/encounter.js"
 import { Page } from "../../lib/domain/page.js"
 import { getIntakeRequest, listIntakeRequests } from "../../lib/rules/intake-log.js"
 import { authed, json, NoQuery } from "../route.js"
-import { Limit, problems } from "./shared.js"
-
-const IntakeIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
+import { FieldIssueDoc, Limit, problems } from "./shared.js"
 
 /** One stored create request and what became of it. */
 export const IntakeRequestView = Schema.Struct({
@@ -14,7 +12,7 @@ export const IntakeRequestView = Schema.Struct({
   outcome: Schema.NullOr(IntakeOutcome),
   external_id: Schema.NullOr(Schema.String),
   encounter_id: Schema.NullOr(Schema.String),
-  errors: Schema.Array(IntakeIssue)
+  errors: Schema.Array(FieldIssueDoc)
 }).annotations({ identifier: "IntakeRequest" })
 
 export const IntakeRequestDetailView = Schema.Struct({

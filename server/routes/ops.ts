@@ -1,10 +1,10 @@
-import { timingSafeEqual } from "node:crypto"
 import { Effect, Schema } from "effect"
 import { Unauthorized } from "../../lib/domain/errors.js"
 import { Workspace } from "../../lib/domain/workspace.js"
 import { Storage } from "../../lib/ports/storage.js"
 import { buildInfo } from "../build-info.js"
 import { RouteNotFound } from "../problem.js"
+import { sameSecret } from "../same-secret.js"
 import { authed, json, NoQuery, open, text } from "../route.js"
 import { problems } from "./shared.js"
 
@@ -58,12 +58,6 @@ export const readyRoute = open(
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-const sameKey = (presented: string, expected: string): boolean => {
-  const a = Buffer.from(presented)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
 export const metricsRoute = open(
   {
     method: "GET",
@@ -85,7 +79,7 @@ export const metricsRoute = open(
       if (!config.metrics) return yield* new RouteNotFound({ path: "/metrics" })
       if (config.metricsKey !== undefined) {
         const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1]
-        if (presented === undefined || !sameKey(presented, config.metricsKey)) {
+        if (presented === undefined || !sameSecret(presented, config.metricsKey)) {
           return yield* new Unauthorized({ reason: "This endpoint needs the metrics key (--metrics-key)" })
         }
       }

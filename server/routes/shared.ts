@@ -1,5 +1,8 @@
 import { Schema } from "effect"
+import { FieldIssueDoc, ProblemDetails, problemFields } from "../problem.js"
 import type { ResponseDoc } from "../route.js"
+
+export { FieldIssueDoc, ProblemDetails }
 
 /** `limit` as a query string: an integer 1..100 (the rule checks the range and answers 400). */
 export const Limit = Schema.NumberFromString.annotations({
@@ -19,27 +22,6 @@ const createdFields = { encounter_id: Schema.String, encounterId: Schema.String.
 export const CreatedResponse = Schema.Struct(createdFields).annotations({ identifier: "EncounterCreated" })
 export const DuplicateResponse = Schema.Struct({ ...createdFields, duplicate: Schema.Literal(true) }).annotations({
   identifier: "EncounterDuplicate"
-})
-
-const FieldIssueDoc = Schema.Struct({
-  path: Schema.String.annotations({ description: "JSON path of the offending value, e.g. service_lines[0].diagnosis_pointers[1]; $ for the whole body" }),
-  message: Schema.String
-}).annotations({ identifier: "FieldIssue" })
-
-const problemFields = {
-  type: Schema.String,
-  title: Schema.String,
-  status: Schema.Number.pipe(Schema.int()),
-  detail: Schema.String,
-  code: Schema.String,
-  errors: Schema.optional(Schema.Array(FieldIssueDoc)),
-  request_id: Schema.String.annotations({ description: "Also in X-Request-Id and in the server's log line" })
-}
-
-/** RFC 9457 problem details, as every error answers (server/problem.ts). */
-export const ProblemDetails = Schema.Struct(problemFields).annotations({
-  identifier: "Problem",
-  description: "RFC 9457 problem details"
 })
 
 /** The 409 of a refused status move: the problem plus the members that tell what is allowed. */

@@ -1,7 +1,13 @@
 import { Effect } from "effect"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
-import { listWebhookDeliveries, recoverWebhookDeliveries, retryWebhookDelivery } from "../../lib/rules/webhook-deliveries.js"
+import {
+  listWebhookDeliveries,
+  RECOVER_LIMIT,
+  RECOVER_PACE_MS,
+  recoverWebhookDeliveries,
+  retryWebhookDelivery
+} from "../../lib/rules/webhook-deliveries.js"
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -10,10 +16,11 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint
 } from "../../lib/rules/webhook-endpoints.js"
+import { DEFAULT_MAX_ENDPOINTS } from "../../lib/webhooks/settings.js"
 import { readBody, requireJson } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
-import { problems } from "./shared.js"
+import { problemAs, problems } from "./shared.js"
 import {
   DeliveryDoc,
   DeliveryPageDoc,
@@ -21,6 +28,7 @@ import {
   EndpointCreatedDoc,
   EndpointCreateDoc,
   EndpointDoc,
+  EndpointLimitProblem,
   EndpointPageDoc,
   EndpointPatchDoc,
   PageQuery,
@@ -54,11 +62,16 @@ export const webhookRoutes: ReadonlyArray<Route> = [
       tag: TAG,
       summary: "Register a webhook endpoint (scope webhooks:write)",
       description:
-        "The URL must be absolute http(s) without credentials; loopback, private, link-local and unique-local addresses are refused unless the server allows private targets (host names are resolved now, and again at every delivery). The answer carries the signing secret, shown this once.",
+        "The URL must be absolute http(s) without credentials; loopback, private, link-local and unique-local addresses are refused unless the server allows private targets (host names are resolved now, and again at every delivery). The answer carries the signing secret, shown this once. " +
+        `A workspace has at most ${DEFAULT_MAX_ENDPOINTS} endpoints unless the server's --webhook-max-endpoints says otherwise; past it the answer is 409 webhook_endpoint_limit.`,
       scope: SCOPE,
       query: NoQuery,
       requestBody: EndpointCreateDoc,
-      responses: { 201: { description: "Created", schema: EndpointCreatedDoc }, ...problems(400, 401, 403, 413, 415, 422, 429) }
+      responses: {
+        201: { description: "Created", schema: EndpointCreatedDoc },
+        ...problems(400, 401, 403, 413, 415, 422, 429),
+        ...problemAs(409, "webhook_endpoint_limit: the workspace has as many endpoints as the server allows", EndpointLimitProblem)
+      }
     },
     (input) =>
       Effect.gen(function* () {
@@ -159,6 +172,9 @@ export const webhookRoutes: ReadonlyArray<Route> = [
       operationId: "recoverWebhookDeliveries",
       tag: TAG,
       summary: "Queue again every event the endpoint takes recorded at or after `since`",
+      description:
+        `At most ${RECOVER_LIMIT} deliveries per call, oldest event first; when more remain the answer has more: true and a next_page_token to send with the same since. ` +
+        `The deliveries fall due ${RECOVER_PACE_MS} ms apart, after those the endpoint already has pending, so live events are not held behind them.`,
       scope: SCOPE,
       query: NoQuery,
       requestBody: RecoverDoc,

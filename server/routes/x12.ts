@@ -1,5 +1,5 @@
-import { Effect, Either, Schema } from "effect"
-import { fieldIssues } from "../../lib/domain/field-issues.js"
+import { Effect, Either } from "effect"
+import { requestDecoder } from "../../lib/domain/field-issues.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { createX12Batch } from "../../lib/rules/x12-export.js"
@@ -11,7 +11,7 @@ import { authed, json, NoQuery, raw } from "../route.js"
 import { AnyConflictProblem, PageQuery, problemAs, problems } from "./shared.js"
 import { BatchRequest, InboundResult, X12Batch, X12BatchPage, X12File, X12FilePage, X12OutcomePage, X12Text } from "./x12-docs.js"
 
-const decodeBatchRequest = Schema.decodeUnknownEither(BatchRequest, { errors: "all", onExcessProperty: "ignore" })
+const decodeBatchRequest = requestDecoder(BatchRequest)
 
 export const createBatchRoute = authed(
   {
@@ -40,7 +40,7 @@ export const createBatchRoute = authed(
         return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
       }
       const decoded = decodeBatchRequest(body)
-      if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: fieldIssues(decoded.left) })
+      if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
       return json(201, yield* createX12Batch(principal.workspace.id, decoded.right.claim_ids))
     })
 )

@@ -1,11 +1,16 @@
-import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { clearinghouseSettingsFlags } from "../support/x12-files.js"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Effect, ManagedRuntime } from "effect"
 import { createPrivateFile, makePrivate } from "../../lib/adapters/sqlite/files.js"
-import { createWorkspace } from "../../lib/rules/workspaces.js"
+import { writeNewPrivateFile } from "../../lib/private-files.js"
+import { createEncounter } from "../../lib/rules/create-encounter.js"
+import { getEncounter } from "../../lib/rules/read-encounters.js"
+import { createWorkspace, findWorkspace } from "../../lib/rules/workspaces.js"
 import { sqliteLayer } from "../../lib/sqlite-bun.js"
-import { removeTemps, runCli, tempDir } from "../support/binary.js"
+import { exportablePayload } from "../contract/clearinghouse.contract.js"
+import { removeTemps, runCli, startBinary, tempDir } from "../support/binary.js"
 
 /** Database files hold patient data: owner-only whatever the umask (SECURITY.md, "Data at rest"). */
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8).padStart(3, "0")
@@ -74,5 +79,103 @@ describe("files holding patient data are owner-only", () => {
     makePrivate(written)
     expect(mode(written)).toBe("600")
     expect(() => makePrivate(join(dir, "missing.sqlite"))).not.toThrow()
+  })
+
+  test("writeNewPrivateFile: 0600 from its creation whatever the umask, and never over an existing file", () => {
+    const dir = tempDir("modes-write")
+    for (const umask of [0o000, 0o022, 0o277]) {
+      process.umask(umask)
+      const out = join(dir, `out-${umask.toString(8)}.txt`)
+      writeNewPrivateFile(out, "ISA*00*")
+      expect(mode(out)).toBe("600")
+      expect(readFileSync(out, "utf8")).toBe("ISA*00*")
+      expect(() => writeNewPrivateFile(out, "again")).toThrow(/EEXIST/)
+      expect(readFileSync(out, "utf8")).toBe("ISA*00*")
+    }
+  })
+})
+
+/** Under each umask, as the binary is run by a service manager or a shell. */
+const umasks = [0o000, 0o022] as const
+
+describe("folders the server and the CLI create are 0700, whatever runs first and whatever the umask", () => {
+  for (const umask of umasks) {
+    test(`serve on a new --db (umask ${umask.toString(8).padStart(3, "0")}): the folder 0700 (the webhook key is written into it first), key and database 0600`, async () => {
+      process.umask(umask)
+      const dir = tempDir("modes-serve")
+      chmodSync(dir, 0o755)
+      const db = join(dir, "data", "nested", "encounterd.sqlite")
+      const server = await startBinary({ db })
+      try {
+        expect([join(dir, "data"), join(dir, "data", "nested")].map(mode)).toEqual(["700", "700"])
+        expect([join(dir, "data", "nested", "webhook-secret.key"), db].map(mode)).toEqual(["600", "600"])
+        expect(mode(dir)).toBe("755")
+      } finally {
+        expect(await server.stop()).toBe(0)
+      }
+    })
+
+    test(`a CLI command on a new --db (umask ${umask.toString(8).padStart(3, "0")}): folders 0700, database 0600`, async () => {
+      process.umask(umask)
+      const dir = tempDir("modes-cli")
+      const db = join(dir, "a", "b", "encounterd.sqlite")
+      const r = await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })
+      expect(r.code).toBe(0)
+      expect([join(dir, "a"), join(dir, "a", "b"), db].map(mode)).toEqual(["700", "700", "600"])
+    })
+  }
+})
+
+describe("files the CLI writes that hold patient data are 0600 from their creation", () => {
+  const settings = clearinghouseSettingsFlags
+
+  /** A claim ready for an 837P, written straight into the database file. */
+  const seedClaim = async (db: string, pcn: string): Promise<string> => {
+    const runtime = ManagedRuntime.make(sqliteLayer(db))
+    try {
+      return await runtime.runPromise(
+        Effect.gen(function* () {
+          const ws = yield* findWorkspace("clinic")
+          const created = yield* createEncounter(ws.id, exportablePayload(`enc-${pcn}`, pcn))
+          return (yield* getEncounter(ws.id, created.encounter_id)).claim.id
+        })
+      )
+    } finally {
+      await runtime.dispose()
+    }
+  }
+
+  test("x12 export --out (the 837P names patients and member ids) under umask 000 and 022; backup under umask 000", async () => {
+    const dir = tempDir("modes-x12")
+    const db = join(dir, "encounterd.sqlite")
+    expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
+    expect((await runCli(["clearinghouse", "set", "--workspace", "clinic", ...settings], { db })).code).toBe(0)
+    for (const umask of umasks) {
+      process.umask(umask)
+      const claim = await seedClaim(db, `PCN${umask}`)
+      const out = join(dir, `batch-${umask}.x12`)
+      const exported = await runCli(["x12", "export", "--workspace", "clinic", "--claims", claim, "--out", out], { db })
+      expect(exported.code).toBe(0)
+      expect(readFileSync(out, "utf8")).toStartWith("ISA*")
+      expect(mode(out)).toBe("600")
+    }
+    process.umask(0o000)
+    const backup = join(dir, "backup.sqlite")
+    expect((await runCli(["backup", "--out", backup], { db })).code).toBe(0)
+    expect(mode(backup)).toBe("600")
+  })
+
+  test("x12 export into a missing folder fails with one line naming the file and the batch it sent", async () => {
+    const dir = tempDir("modes-x12-missing")
+    const db = join(dir, "encounterd.sqlite")
+    expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
+    expect((await runCli(["clearinghouse", "set", "--workspace", "clinic", ...settings], { db })).code).toBe(0)
+    const claim = await seedClaim(db, "PCN0100")
+    const out = join(dir, "missing", "batch.x12")
+    const r = await runCli(["x12", "export", "--workspace", "clinic", "--claims", claim, "--out", out], { db })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`Cannot write ${out}: ENOENT`)
+    expect(r.stderr).toMatch(/batch \S+ was sent, its file is at GET \/api\/x12\/837p-batches\/\S+\/file/)
+    expect(existsSync(out)).toBe(false)
   })
 })

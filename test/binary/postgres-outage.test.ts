@@ -111,4 +111,71 @@ describePg("PostgreSQL stopped and restarted under the binary", (adminUrl) => {
       await scratch.drop()
     }
   }, 90_000)
+
+  test("statements in flight when connections are cut (terminated by the server, dropped on the way) answer 503 with Retry-After, never 500", async () => {
+    const scratch = await createScratchDb(adminUrl)
+    const target = new URL(scratch.url)
+    const proxy = await pgProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const via = new URL(scratch.url)
+    via.hostname = "127.0.0.1"
+    via.port = String(proxy.port)
+    const server = await startBinary({ db: via.toString(), args: ["--rate-limit", "0"] })
+    try {
+      const key = server.key!
+      const answers: Array<{ status: number; retryAfter: string | null; code: string | undefined }> = []
+      const acknowledged: Array<string> = []
+      let running = true
+      // Writes (a transaction of several statements) and reads, back to back, while connections are cut.
+      const client = async (n: number) => {
+        for (let i = 0; running; i++) {
+          const write = i % 2 === 0
+          const res = await fetch(`${server.url}/api/encounters${write ? "" : "?limit=20"}`, {
+            method: write ? "POST" : "GET",
+            headers: { authorization: `Bearer ${key}`, ...(write ? { "content-type": "application/json" } : {}) },
+            ...(write ? { body: JSON.stringify(validPayload(`pg-cut-${n}-${i}`)) } : {})
+          })
+          const body = (await res.json()) as { code?: string; encounter_id?: string }
+          answers.push({ status: res.status, retryAfter: res.headers.get("retry-after"), code: body.code })
+          if (res.status === 202 && body.encounter_id !== undefined) acknowledged.push(body.encounter_id)
+        }
+      }
+      const clients = Array.from({ length: 12 }, (_, n) => client(n))
+      let terminated = 0
+      for (let round = 0; round < 6; round++) {
+        await Bun.sleep(250)
+        terminated += await scratch.terminateConnections()
+      }
+      for (let round = 0; round < 2; round++) {
+        await Bun.sleep(250)
+        await proxy.down()
+        await Bun.sleep(100)
+        await proxy.up()
+      }
+      await Bun.sleep(500)
+      running = false
+      await Promise.all(clients)
+
+      expect(terminated).toBeGreaterThan(0)
+      const statuses = new Set(answers.map((a) => a.status))
+      expect([...statuses].filter((s) => s !== 200 && s !== 202 && s !== 503)).toEqual([])
+      const unavailable = answers.filter((a) => a.status === 503)
+      expect(unavailable.length).toBeGreaterThan(0)
+      for (const a of unavailable) {
+        expect(a.code).toBe("storage_unavailable")
+        expect(Number(a.retryAfter)).toBeGreaterThan(0)
+      }
+      // The pool recovers, and every acknowledged create is there.
+      let back = 0
+      for (let i = 0; i < 40 && back !== 200; i++) {
+        back = (await api(server.url, key, `/api/encounters/${acknowledged[0]}`)).status
+        if (back !== 200) await Bun.sleep(250)
+      }
+      for (const id of acknowledged) expect((await api(server.url, key, `/api/encounters/${id}`)).status).toBe(200)
+      expect(await server.stop()).toBe(0)
+    } finally {
+      server.proc.kill("SIGKILL")
+      await proxy.down()
+      await scratch.drop()
+    }
+  }, 90_000)
 })

@@ -3,12 +3,14 @@ import { Webhook } from "standardwebhooks"
 /**
  * A receiver for the binary suites: verifies every message with `standardwebhooks` and answers
  * 200, or (while `hold` is set) keeps the request waiting 10 s and answers 503. `delivered`
- * counts the answered-200 messages per `webhook-id`.
+ * counts the answered-200 messages per `webhook-id`; `received` keeps each of them as it came
+ * (body and headers), in arrival order.
  */
 export const startHookReceiver = () => {
   const state = { secret: "", hold: false }
   const delivered = new Map<string, number>()
   const unverified: Array<string> = []
+  const received: Array<{ readonly id: string; readonly body: string; readonly headers: Record<string, string> }> = []
   let attempts = 0
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -33,6 +35,7 @@ export const startHookReceiver = () => {
       }
       const id = headers["webhook-id"] ?? ""
       delivered.set(id, (delivered.get(id) ?? 0) + 1)
+      received.push({ id, body, headers })
       return new Response("ok")
     }
   })
@@ -40,6 +43,7 @@ export const startHookReceiver = () => {
     url: `http://127.0.0.1:${server.port}/hook`,
     state,
     delivered,
+    received,
     unverified,
     attempts: () => attempts,
     stop: () => server.stop(true)
@@ -55,3 +59,11 @@ export const waitFor = async (done: () => boolean | Promise<boolean>, ms: number
   }
   return done()
 }
+
+/** `serve` flags for tests that deliver to a receiver on loopback: quick retries, the given attempt timeout. */
+export const hookArgs = (timeout: string): ReadonlyArray<string> => [
+  "--rate-limit", "0",
+  "--webhook-allow-private",
+  "--webhook-timeout", timeout,
+  "--webhook-retry-schedule", Array.from({ length: 30 }, (_, i) => (i === 0 ? "0s" : "300ms")).join(",")
+]

@@ -5,19 +5,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { allEvents, api, ensureBinary, type RunningBinary, removeTemps, runCli, startBinary, tempDb, tempDir } from "../support/binary.js"
 import { validPayload } from "../support/payloads.js"
 import { createScratchDb, describePg } from "../support/postgres.js"
-import { startHookReceiver, waitFor } from "./webhook-receiver.js"
+import { hookArgs, startHookReceiver, waitFor } from "./webhook-receiver.js"
 
 beforeAll(() => {
   ensureBinary()
 })
 afterAll(removeTemps)
 
-const HOOK_ARGS = [
-  "--rate-limit", "0",
-  "--webhook-allow-private",
-  "--webhook-timeout", "1s",
-  "--webhook-retry-schedule", Array.from({ length: 30 }, (_, i) => (i === 0 ? "0s" : "300ms")).join(",")
-]
+const HOOK_ARGS = hookArgs("1s")
 
 describe("compiled binary: webhooks CLI", () => {
   test("create (private targets only with the flag), list, disable, enable, deliveries, retry", async () => {
@@ -63,6 +58,47 @@ describe("compiled binary: webhooks CLI", () => {
       expect(await server.stop()).toBe(0)
     }
   }, 30_000)
+})
+
+describe("compiled binary: the endpoint limit", () => {
+  test("--webhook-max-endpoints: in serve's and create's help, refused out of range, held by the server (409) and by the CLI", async () => {
+    const db = tempDb("hooks-limit")
+    for (const command of [["serve"], ["webhooks", "create"]]) {
+      const help = await runCli([...command, "--help"])
+      expect(help.stdout).toMatch(/--webhook-max-endpoints VALUE +Webhook endpoints one workspace may register, 1 to 10000 \(default 50\) \(env ENCOUNTERD_WEBHOOK_MAX_ENDPOINTS\)/)
+    }
+    expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
+    const create = (extra: ReadonlyArray<string>, env?: Record<string, string>) =>
+      runCli(["webhooks", "create", "--workspace", "clinic", "--url", "http://127.0.0.1:9/hook", "--webhook-allow-private", ...extra], {
+        db,
+        ...(env !== undefined ? { env } : {})
+      })
+    for (const bad of ["0", "many", "10001"]) {
+      const r = await create(["--webhook-max-endpoints", bad])
+      expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("--webhook-max-endpoints must be")])
+    }
+    expect((await create(["--webhook-max-endpoints", "1"])).code).toBe(0)
+    const refused = await create(["--webhook-max-endpoints", "1"])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("already has the most webhook endpoints the server allows (1)")
+    expect(refused.stderr).toContain("--webhook-max-endpoints")
+    // The variable sets it as the flag does.
+    expect((await create([], { ENCOUNTERD_WEBHOOK_MAX_ENDPOINTS: "1" })).code).toBe(1)
+    expect((await create([])).code).toBe(0)
+
+    const server = await startBinary({ db, args: ["--rate-limit", "0", "--webhook-allow-private", "--webhook-max-endpoints", "3"] })
+    try {
+      const key = (await runCli(["keys", "create", "--workspace", "clinic", "--scope", "webhooks:write"], { db })).json.key
+      const made = await api(server.url, key, "/api/webhooks/endpoints", { body: { url: "http://127.0.0.1:9/third" } })
+      expect(made.status).toBe(201)
+      const over = await api(server.url, key, "/api/webhooks/endpoints", { body: { url: "http://127.0.0.1:9/fourth" } })
+      expect(over.status).toBe(409)
+      expect(over.body).toMatchObject({ code: "webhook_endpoint_limit", limit: 3, setting: "--webhook-max-endpoints" })
+      expect(over.body.detail).toContain("(3)")
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  }, 60_000)
 })
 
 describe("compiled binary: webhooks survive a crash", () => {

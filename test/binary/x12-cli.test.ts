@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs"
+import { clearinghouseSettingsFlags } from "../support/x12-files.js"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -18,17 +19,7 @@ afterAll(removeTemps)
 
 const fixture = (name: string) => join(import.meta.dir, "..", "fixtures", "x12", name)
 
-const settingsFlags = [
-  "--interchange-sender-id", "SENDER01",
-  "--interchange-receiver-id", "CLEARHOUSE",
-  "--submitter-name", "Encounterd Billing",
-  "--submitter-id", "SUB123",
-  "--contact-name", "Ops Desk",
-  "--contact-phone", "6155550100",
-  "--receiver-name", "Example Clearinghouse",
-  "--receiver-id", "CH987",
-  "--usage", "T"
-]
+const settingsFlags = clearinghouseSettingsFlags
 
 /** Encounters written straight into the database file, as the server would have. */
 const seed = async (db: string, pcns: ReadonlyArray<string>) => {

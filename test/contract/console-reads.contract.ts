@@ -1,4 +1,5 @@
 import assert from "node:assert/strict"
+import { rawWrite } from "../support/raw-write.js"
 import { Effect } from "effect"
 import { EncounterId, EventId, type WorkspaceId } from "../../lib/domain/ids.js"
 import type { Clock, Ids } from "../../lib/ports/clock.js"
@@ -77,7 +78,7 @@ export const consoleReadsContract = (
         const ws = yield* workspace("clinic-a")
         const id = yield* create(ws, "enc-appended")
         const at = "2030-01-01T00:00:00.000Z"
-        yield* storage.write({
+        yield* rawWrite(storage, {
           operation: "test",
           steps: [
             appendEvent({

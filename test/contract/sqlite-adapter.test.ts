@@ -4,6 +4,7 @@
  * one read transaction, and the key cache, which must still see a revocation made by another
  * connection (the CLI) on the very next request.
  */
+import { rawWrite } from "../support/raw-write.js"
 import { Database } from "bun:sqlite"
 import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -21,6 +22,7 @@ import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-
 import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
 import acceptedRequestByEncounter from "../../lib/adapters/sql/migrations/0010-accepted-request-by-encounter.js"
+import webhookEndpointSlots from "../../lib/adapters/sql/migrations/0011-webhook-endpoint-slots.js"
 import { migrations } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
@@ -40,6 +42,8 @@ import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEventFeed } from "../../lib/rules/read-events.js"
 import { eventJson } from "../../lib/domain/event.js"
 import { authenticate, createApiKey, createWorkspace, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { createWebhookEndpoint } from "../../lib/rules/webhook-endpoints.js"
+import { ephemeralWebhookSettings } from "../../lib/webhooks/settings.js"
 import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
 import { validPayload } from "../support/payloads.js"
 
@@ -94,7 +98,7 @@ describe("SQLite adapter: group commit", () => {
         runtime.runPromise(Effect.either(createWorkspace("mixed", "Again"))),
         runtime.runPromise(
           Effect.either(
-            storage.write({
+            rawWrite(storage, {
               operation: "insertApiKey",
               steps: [
                 insert("api_keys", {
@@ -246,7 +250,7 @@ describe("SQLite adapter: the feed's recorded times", () => {
       const key = await runtime.runPromise(createApiKey("undo"))
       const failed = await runtime.runPromise(
         Effect.either(
-          storage.write({
+          rawWrite(storage, {
             operation: "appendThenFail",
             steps: [
               appendEvent(event),
@@ -293,7 +297,7 @@ describe("SQLite adapter: the event cache", () => {
   const reader = (file: string, capacity: number) =>
     ManagedRuntime.make(
       Layer.merge(
-        sqliteStorageLayer(file, capacity === 0 ? { readCache: false } : { eventCacheSize: capacity, encounterCacheSize: capacity }),
+        sqliteStorageLayer(file, capacity === 0 ? { readCache: false } : { eventCacheSize: capacity }),
         liveServices
       )
     )
@@ -333,56 +337,6 @@ describe("SQLite adapter: the event cache", () => {
       }
     })
   }
-})
-
-describe("SQLite adapter: the encounter cache and claim reads", () => {
-  const withCache = (file: string, cached: boolean) =>
-    ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file, cached ? { encounterCacheSize: 16 } : { readCache: false }), liveServices))
-  const claimOf = (ws: WorkspaceId, id: ClaimId) =>
-    Effect.flatMap(Storage, (s) => s.findClaim(ws, id)).pipe(Effect.map(Option.getOrThrow))
-
-  test("a claim read uses a kept encounter but keeps nothing itself; its answers equal an uncached connection's through status changes", async () => {
-    const file = join(dir, `db-${n++}.sqlite`)
-    const cached = withCache(file, true)
-    const uncached = withCache(file, false)
-    try {
-      const ws = (await cached.runPromise(createWorkspace("claims-cache", "Claims cache"))).id
-      const made: Array<EncounterId> = []
-      for (let i = 0; i < 3; i++) made.push((await cached.runPromise(createEncounter(ws, validPayload(`claims-cache-${i}`)))).encounter_id)
-      // Their claims, found through the uncached connection (nothing kept yet).
-      const claims: Array<ClaimId> = []
-      for (const id of made) claims.push((await uncached.runPromise(getEncounter(ws, id))).claim.id)
-
-      // Kept by an encounter read: the claim read answers with the kept (frozen) payload.
-      const kept = await cached.runPromise(getEncounter(ws, made[0]!))
-      expect(Object.isFrozen(kept)).toBe(true)
-      const fromKept = await cached.runPromise(claimOf(ws, claims[0]!))
-      expect(fromKept.encounter.payload).toBe(kept.encounter.payload)
-
-      // Not kept: read whole, and handed over as the caller's own (not frozen), nothing kept.
-      const fresh = await cached.runPromise(claimOf(ws, claims[1]!))
-      expect(Object.isFrozen(fresh.encounter)).toBe(false)
-      expect(Object.isFrozen(fresh.encounter.payload)).toBe(false)
-      const readAfter = await cached.runPromise(getEncounter(ws, made[1]!))
-      expect(readAfter.encounter).not.toBe(fresh.encounter)
-      expect(readAfter.encounter.payload).not.toBe(fresh.encounter.payload)
-
-      for (const status of ["missing_information", "draft", "missing_information"] as const) {
-        for (const [i, claim] of claims.entries()) {
-          await cached.runPromise(changeClaimStatus(ws, claim, status))
-          const [a, b] = [await cached.runPromise(claimOf(ws, claim)), await uncached.runPromise(claimOf(ws, claim))]
-          expect(a).toEqual(b)
-          expect(a.claim.status).toBe(status)
-          const [ea, eb] = [await cached.runPromise(getEncounter(ws, made[i]!)), await uncached.runPromise(getEncounter(ws, made[i]!))]
-          expect(ea).toEqual(eb)
-          expect(ea.claim.status).toBe(status)
-        }
-      }
-    } finally {
-      await uncached.dispose()
-      await cached.dispose()
-    }
-  })
 })
 
 describe("SQLite adapter: migrations", () => {
@@ -494,6 +448,65 @@ describe("SQLite adapter: migrations", () => {
     }
   })
 
+  test("a database made before migration 11 gives its webhook endpoints slots in creation order, per workspace", async () => {
+    const { file } = await storedBefore(
+      {
+        ...throughMigration5,
+        "6_console_indexes": consoleIndexes,
+        "7_encounter_revision": encounterRevision,
+        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
+        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
+        "10_accepted_request_by_encounter": acceptedRequestByEncounter
+      },
+      [],
+      Effect.void
+    )
+    const uuid = (n: number) => `01a00000-0000-7000-8000-00000000000${n}`
+    const rows: ReadonlyArray<readonly [number, string, string]> = [
+      [2, "ws-one", "2026-01-02T00:00:00.000Z"],
+      [1, "ws-one", "2026-01-02T00:00:00.000Z"],
+      [3, "ws-one", "2026-01-01T00:00:00.000Z"],
+      [4, "ws-two", "2026-01-03T00:00:00.000Z"]
+    ]
+    const db = new Database(file)
+    try {
+      for (const [n, ws, at] of rows) {
+        db.prepare(
+          `INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, description, status, disabled_reason, secret,
+             previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at)
+           VALUES (?, ?, 'https://a.example/x', '[]', NULL, 'enabled', NULL, 'v1.k.sealed', NULL, NULL, NULL, ?, ?)`
+        ).run(uuid(n), ws, at, at)
+      }
+    } finally {
+      db.close()
+    }
+    const runtime = ManagedRuntime.make(Layer.merge(sqliteStorageLayer(file), liveServices))
+    try {
+      const slots = await runtime.runPromise(
+        Effect.flatMap(Storage, (s) =>
+          Effect.forEach(rows, ([n, ws]) => Effect.map(s.get("webhook_endpoints", WorkspaceId.make(ws), uuid(n)), (e) => Option.map(e, (x) => x.slot)))
+        )
+      )
+      // Oldest first; the same time is ordered by id.
+      expect(slots).toEqual([Option.some(2), Option.some(1), Option.some(0), Option.some(0)])
+      const refused = await runtime.runPromise(
+        Effect.either(createWebhookEndpoint(WorkspaceId.make("ws-one"), { url: "http://127.0.0.1:9/x" })).pipe(
+          Effect.provide(ephemeralWebhookSettings({ allowPrivate: true, maxEndpoints: 3 }))
+        )
+      )
+      expect(Either.isLeft(refused) && refused.left._tag).toBe("WebhookEndpointLimitReached")
+      const made = await runtime.runPromise(
+        createWebhookEndpoint(WorkspaceId.make("ws-one"), { url: "http://127.0.0.1:9/x" }).pipe(
+          Effect.provide(ephemeralWebhookSettings({ allowPrivate: true, maxEndpoints: 4 }))
+        )
+      )
+      const stored = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.get("webhook_endpoints", WorkspaceId.make("ws-one"), made.id)))
+      expect(Option.map(stored, (e) => e.slot)).toEqual(Option.some(3))
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
   test("a database made before migration 10 lists each external id's accepted request with its replays and rejections", async () => {
     const body = (u: unknown) => new TextEncoder().encode(JSON.stringify(u))
     const { file, made } = await storedBefore(
@@ -532,7 +545,7 @@ describe("SQLite adapter: migrations", () => {
     }
   })
 
-  test("a database made before migration 11 keeps its files' outcomes, now paged on their own, the file's row with its first 20, a summary and its size", async () => {
+  test("a database made before migration 12 keeps its files' outcomes, now paged on their own, the file's row with its first 20, a summary and its size, its bytes apart", async () => {
     const { file, made } = await storedBefore(
       {
         ...throughMigration5,
@@ -540,7 +553,8 @@ describe("SQLite adapter: migrations", () => {
         "7_encounter_revision": encounterRevision,
         "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
         "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
-        "10_accepted_request_by_encounter": acceptedRequestByEncounter
+        "10_accepted_request_by_encounter": acceptedRequestByEncounter,
+        "11_webhook_endpoint_slots": webhookEndpointSlots
       },
       [],
       Effect.map(createWorkspace("old", "Old"), (w) => ({ ws: w.id }))
@@ -572,6 +586,8 @@ describe("SQLite adapter: migrations", () => {
       ])
       const paged = await runtime.runPromise(listX12FileOutcomes(made.ws, "f-old", { limit: 100 }))
       expect(paged.items).toEqual(outcomes)
+      const bytes = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.get("x12_file_bodies", made.ws, "f-old")))
+      expect(Option.getOrThrow(bytes).body.byteLength).toBe(1234)
     } finally {
       await runtime.dispose()
     }
@@ -637,11 +653,11 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a write is answered only after the sync that began after its commit; later commits wait for the next sync", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const first = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(1))] }))
+      const first = Effect.runPromise(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(1))] }))
       expect(await settled(first)).toBe(false)
       expect(syncs.length).toBe(1)
       // Committed while the first sync runs: it waits for a sync of its own.
-      const second = Effect.runPromise(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(2))] }))
+      const second = Effect.runPromise(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(2))] }))
       expect(await settled(second)).toBe(false)
       expect(syncs.length).toBe(1)
       syncs[0]!.resolve()
@@ -654,7 +670,7 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
 
   test("a failed sync acknowledges nothing: the callers get a StorageError", () =>
     withManualSync(async ({ storage, syncs }) => {
-      const write = Effect.runPromise(Effect.either(storage.write({ operation: "createWorkspace", steps: [insert("workspaces", workspace(3))] })))
+      const write = Effect.runPromise(Effect.either(rawWrite(storage, { operation: "createWorkspace", steps: [insert("workspaces", workspace(3))] })))
       await settled(write)
       syncs[0]!.reject(new Error("EIO"))
       const outcome = await write

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict"
+import { rawWrite } from "../support/raw-write.js"
 import { Effect, Either, Layer, Option } from "effect"
 import { toEncounterRow } from "../../lib/domain/encounter.js"
 import { ClaimId, EncounterId, EventId, type WorkspaceId } from "../../lib/domain/ids.js"
@@ -102,11 +103,11 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const invalid = yield* Effect.either(intakeEncounter({ workspace_id: ws, body: new TextEncoder().encode("{}") }))
           assert.ok(Either.isLeft(invalid) && invalid.left._tag === "InvalidEncounter")
 
-          const a = Option.getOrThrow(yield* storage.findRawRequest(ws, accepted.raw_request_id))
+          const a = Option.getOrThrow(yield* storage.get("raw_requests", ws, accepted.raw_request_id))
           assert.deepEqual(a.result, { outcome: "accepted", encounter_id: accepted.encounter_id })
           assert.equal(a.key_id, "k1")
           assert.deepEqual(new Uint8Array(a.body), body)
-          const d = Option.getOrThrow(yield* storage.findRawRequest(ws, duplicate.raw_request_id))
+          const d = Option.getOrThrow(yield* storage.get("raw_requests", ws, duplicate.raw_request_id))
           assert.deepEqual(d.result, { outcome: "duplicate", encounter_id: accepted.encounter_id })
         })
       ))
@@ -379,7 +380,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const eventsBefore = (yield* listEvents(ws, {})).items.length
           const copyId = EncounterId.make("01a00000-0000-7000-8000-0000000000e1")
           const claimId = ClaimId.make("01a00000-0000-7000-8000-0000000000c1")
-          const result = yield* storage.write({
+          const result = yield* rawWrite(storage, {
             operation: "test",
             steps: [
               // An event first: refused later in the write, it must be undone too.
@@ -411,7 +412,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const { claim } = yield* getEncounter(ws, created.encounter_id)
           const at = "2026-11-01T00:00:01.000Z"
           const move = (expected: string, eventId: string) =>
-            storage.write({
+            rawWrite(storage, {
               operation: "test",
               steps: [
                 update("claims", claim.id, { workspace_id: ws, status: expected }, { status: "submitted_to_payer", status_changed_at: at }, "stale"),
@@ -427,7 +428,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           assert.equal(Option.getOrThrow(yield* storage.findClaim(ws, claim.id)).claim.status, "submitted_to_payer")
           // Another workspace cannot move it, even with the right status.
           const other = yield* workspace("clinic-b")
-          const foreign = yield* storage.write({
+          const foreign = yield* rawWrite(storage, {
             operation: "test",
             steps: [update("claims", claim.id, { workspace_id: other, status: "submitted_to_payer" }, { status: "paid" }, "stale")]
           })
@@ -453,7 +454,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           assert.deepEqual(yield* read(), [null, null, null])
           const { claim } = yield* getEncounter(ws, created.encounter_id)
           for (const at of ["2026-11-01T00:00:05.000Z", "2026-11-01T00:00:06.000Z"]) {
-            const written = yield* storage.write({
+            const written = yield* rawWrite(storage, {
               operation: "test",
               steps: [
                 update("claims", claim.id, { workspace_id: ws }, { processing_started_at: at }),
@@ -475,12 +476,12 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const first = (yield* listEvents(ws, {})).items[0]!
           // A clock behind the feed: recorded at the previous event's time, and the encounter follows.
           const early = "2020-01-01T00:00:00.000Z"
-          yield* storage.write({
+          yield* rawWrite(storage, {
             operation: "test",
             steps: [appendEvent(eventOf(ws, created.encounter_id, early, "01a00000-0000-7000-8000-0000000000f4"), created.encounter_id)]
           })
           const later = "2030-01-01T00:00:00.000Z"
-          yield* storage.write({
+          yield* rawWrite(storage, {
             operation: "test",
             steps: [appendEvent(eventOf(ws, created.encounter_id, later, "01a00000-0000-7000-8000-0000000000f5"), created.encounter_id)]
           })
@@ -506,7 +507,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
           const { claim } = yield* getEncounter(ws, created.encounter_id)
           const at = "2030-01-01T00:00:00.000Z"
           const move = (latest: string, eventId: string, inWorkspace = ws) =>
-            storage.write<"stale">({
+            rawWrite<"stale">(storage, {
               operation: "test",
               steps: [
                 update("claims", claim.id, { workspace_id: ws, status: "draft" }, { status: "missing_information", status_changed_at: at }, "stale"),

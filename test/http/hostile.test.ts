@@ -319,4 +319,25 @@ describe("hostile input never breaks the API", () => {
     check(await send("/api/encounters", init), [413])
     check(await send("/healthz"), [200])
   }, 30_000)
+
+  test("8. lists past their limits are one problem; lists within them answer at most 100 problems, then too_many_problems", async () => {
+    const onlyProblem = (r: Reply, path: string, message: string) => {
+      check(r, [400, 422])
+      expect(r.body.errors).toEqual([{ path, message }])
+    }
+    // The repeated event_types parameter, as an array of at most 100.
+    const repeated = (n: number) => Array(n).fill("event_types=ExternalApi.Encounter.Created").join("&")
+    expect(check(await send(`/api/encounters/compat-version/events?${repeated(100)}`, { headers: auth(server.keys.a) }), [200]).status).toBe(200)
+    onlyProblem(
+      await send(`/api/encounters/compat-version/events?${repeated(101)}`, { headers: auth(server.keys.a) }),
+      "event_types",
+      "must be a comma list of event types, or the parameter repeated at most 100 times"
+    )
+    onlyProblem(await send("/api/encounters", post(validPayload(uniqueId("long"), { tag_ids: Array(5000).fill("t") }))), "tag_ids", "must have at most 1000 entries")
+    onlyProblem(await send("/api/x12/837p-batches", post({ claim_ids: Array(501).fill("x") }, server.keys.aWriter)), "claim_ids", "must have at most 500 entries")
+    const many = check(await send("/api/encounters", post(validPayload(uniqueId("many"), { billing_notes: Array(1000).fill({}) }))), [422])
+    expect(many.body.errors.length).toBe(101)
+    expect(many.body.errors[100].code).toBe("too_many_problems")
+    expect(many.body.detail).toBe("More than 100 problems in the request body; the first 100 are listed")
+  })
 })

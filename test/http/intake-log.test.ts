@@ -69,6 +69,20 @@ for (const store of ["sqlite", "memory"] as const) {
       expectProblem(await call("GET", "/api/intake-requests", { key: null }), 401, "unauthorized")
     })
 
+    test("a body with hundreds of problems is answered and stored with the first 100 and too_many_problems", async () => {
+      const ext = uniqueId("intake-many")
+      const res = await call("POST", "/api/encounters", { body: validPayload(ext, { service_lines: Array(200).fill({}) }) })
+      expectProblem(res, 422, "validation_failed")
+      expect(res.body.errors.length).toBe(101)
+      expect(res.body.errors[100]).toEqual({ path: "$", message: expect.stringMatching(/^at least \d+ problems were found; the first 100 are listed$/), code: "too_many_problems" })
+      expect(res.body.errors.slice(0, 100).every((e: object) => !("code" in e))).toBe(true)
+      const stored = await call("GET", `/api/intake-requests?external_id=${ext}`)
+      expect(stored.body.items.length).toBe(1)
+      expect(stored.body.items[0].errors).toEqual(res.body.errors)
+      const detail = await call("GET", `/api/intake-requests/${stored.body.items[0].id}`)
+      expect(detail.body.errors).toEqual(res.body.errors)
+    })
+
     test("workspace isolation: another workspace neither lists nor reads this one's requests", async () => {
       const ext = uniqueId("isolated")
       expect((await call("POST", "/api/encounters", { body: validPayload(ext) })).status).toBe(202)

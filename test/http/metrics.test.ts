@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
 import { Metrics, noMetrics } from "../../lib/ports/metrics.js"
 import { makeRegistry } from "../../server/metrics.js"
+import { sameSecret } from "../../server/same-secret.js"
 import { makeServerMetrics } from "../../server/server-metrics.js"
 import { validPayload } from "../support/payloads.js"
 import { type Family, parsePrometheus, sampleValue } from "../support/prometheus.js"
@@ -136,6 +137,12 @@ describe("GET /metrics", () => {
       expect((await none.json()).code).toBe("unauthorized")
       expect((await fetch(`${locked.url}/metrics`, { headers: auth(locked.keys.a) })).status).toBe(401)
       expect((await fetch(`${locked.url}/metrics`, { headers: auth(`${key}x`) })).status).toBe(401)
+      // A wrong key of the same length, a shorter one, and the right one with a different last character.
+      for (const wrong of ["metrics-key-9876543210", "metrics-key", `${key.slice(0, -1)}8`]) {
+        const res = await fetch(`${locked.url}/metrics`, { headers: auth(wrong) })
+        expect(res.status).toBe(401)
+        expect((await res.json()).code).toBe("unauthorized")
+      }
       await scrape(locked.url, auth(key))
       const gone = await fetch(`${off.url}/metrics`)
       expect(gone.status).toBe(404)
@@ -149,6 +156,17 @@ describe("GET /metrics", () => {
   test("the route is in the OpenAPI document as text/plain", async () => {
     const doc = await (await fetch(`${server.url}/api/openapi.json`)).json()
     expect(Object.keys(doc.paths["/metrics"].get.responses["200"].content)).toEqual(["text/plain; version=0.0.4"])
+  })
+})
+
+describe("the metrics key comparison", () => {
+  test("equal only for the same key, whatever the presented key's length (digests of both are compared)", () => {
+    const key = "metrics-key-0123456789"
+    expect(sameSecret(key, key)).toBe(true)
+    expect(sameSecret("metrics-key-0123456788", key)).toBe(false)
+    expect(sameSecret("metrics-key", key)).toBe(false)
+    expect(sameSecret(`${key}${key}`, key)).toBe(false)
+    expect(sameSecret("", key)).toBe(false)
   })
 })
 

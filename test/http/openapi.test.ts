@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { DEFAULT_MAX_ENDPOINTS } from "../../lib/webhooks/settings.js"
 import { routes } from "../../server/api.js"
 import { validPayload } from "../support/payloads.js"
 import { startTestServer, type TestServer } from "../support/server.js"
@@ -219,6 +220,10 @@ describe("every route, driven over HTTP", () => {
       await hit(server, template, method, path, { key: hooksKey, raw: "{}", headers: { "content-type": "text/plain" } })
       await hit(server, template, method, path, { key: hooksKey, body: bad })
     }
+    // 409: workspace b registers endpoints up to its limit, then one more.
+    for (let i = 0; i <= DEFAULT_MAX_ENDPOINTS; i++) {
+      if ((await hit(server, ENDPOINTS, "POST", ENDPOINTS, { key: server.keys.bHooks, body: { url: "http://127.0.0.1:9/limit" } })).status === 409) break
+    }
   })
 
   test("413 and 429 on a server with tiny limits", async () => {
@@ -250,7 +255,8 @@ describe("what the routes answered", () => {
     const hooks = [
       check("POST", "/api/webhooks/endpoints", { url: "https://example.com/hook", event_types: ["ExternalApi.Encounter.Created"], description: "EHR" }),
       check("PATCH", "/api/webhooks/endpoints/{id}", { status: "disabled", description: null }),
-      check("POST", "/api/webhooks/endpoints/{id}/recover", { since: "2020-01-01T00:00:00Z" })
+      check("POST", "/api/webhooks/endpoints/{id}/recover", { since: "2020-01-01T00:00:00Z" }),
+      check("POST", "/api/webhooks/endpoints/{id}/recover", { since: "2020-01-01T00:00:00Z", page_token: "eyJkIjoibiJ9" })
     ].flat()
     expect([...creates, ...moves, ...hooks]).toEqual([])
     expect(check("POST", "/api/claims/{claim_id}/status", { status: "banana" })).not.toEqual([])

@@ -53,14 +53,28 @@ export const freshPgLayer = <A, E>(adminUrl: string, build: (url: string) => Lay
  * A fresh empty database for suites without Effect plumbing (the compiled-binary suites):
  * `drop()` removes it (forcing off any connections left behind).
  */
-export const createScratchDb = async (adminUrl: string): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+export const createScratchDb = async (
+  adminUrl: string
+): Promise<{
+  readonly url: string
+  readonly drop: () => Promise<void>
+  /** Ends every connection to this database (`pg_terminate_backend`, what a fast shutdown does to them); resolves with how many. */
+  readonly terminateConnections: () => Promise<number>
+}> => {
   const name = `enc_test_${randomBytes(6).toString("hex")}`
   const exec = (statement: string) =>
     Effect.runPromise(
       Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin(adminUrl)), Effect.scoped, Effect.orDie)
     )
   await exec(`CREATE DATABASE ${name}`)
-  return { url: databaseUrl(adminUrl, name), drop: () => exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined) }
+  return {
+    url: databaseUrl(adminUrl, name),
+    drop: () => exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined),
+    terminateConnections: () =>
+      exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`).then(
+        (rows) => rows.length
+      )
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { ephemeralWebhookSettings, type WebhookSettingsOptions } from "../../lib
 import { runDeliveryWorker, type WorkerOptions } from "../../lib/webhooks/worker.js"
 import { createApiKey, createWorkspace } from "../../lib/rules/workspaces.js"
 import { sqliteLayer } from "../../lib/sqlite-bun.js"
-import { type ServerConfig, withDefaults } from "../../server/config.js"
+import { type ServerSettings, withDefaults } from "../../server/config.js"
 import { setLogSink } from "../../server/log.js"
 import { type RunningServer, startServer } from "../../server/server.js"
 
@@ -36,7 +36,7 @@ setLogSink((lines) => {
 export const startTestServer = async (
   options: {
     readonly db?: string
-    readonly config?: Partial<ServerConfig>
+    readonly config?: ServerSettings
     /** Webhook settings (a fresh key per server; private targets refused unless `allowPrivate`). */
     readonly webhooks?: Omit<WebhookSettingsOptions, "db" | "keyFile">
     /** Runs the delivery worker beside the server. */

@@ -54,3 +54,17 @@ export const make277 = (icn: number, claims: ReadonlyArray<{ readonly pcn: strin
   })
   return envelope(icn, "HN", "005010X214", "277", body)
 }
+
+/** `x12 settings set` flags for the clearinghouse the fixtures answer as (sender SENDER01, CLEARHOUSE). */
+// prettier-ignore
+export const clearinghouseSettingsFlags: ReadonlyArray<string> = [
+  "--interchange-sender-id", "SENDER01",
+  "--interchange-receiver-id", "CLEARHOUSE",
+  "--submitter-name", "Encounterd Billing",
+  "--submitter-id", "SUB123",
+  "--contact-name", "Ops Desk",
+  "--contact-phone", "6155550100",
+  "--receiver-name", "Example Clearinghouse",
+  "--receiver-id", "CH987",
+  "--usage", "T"
+]

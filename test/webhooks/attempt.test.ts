@@ -120,7 +120,7 @@ describe("private targets at delivery time", () => {
   test("a loopback IP is refused without allowPrivate, before anything is sent", async () => {
     const before = receiver.received.length
     const result = await attempt(receiver.url("/ok"), { ...local, allowPrivate: false })
-    expect(result).toMatchObject({ ok: false, error: "refused: 127.0.0.1 is a loopback address (refused unless private targets are allowed)" })
+    expect(result).toMatchObject({ ok: false, error: "refused: 127.0.0.1 is a loopback address (refused unless private targets are allowed: --webhook-allow-private)" })
     expect(receiver.received.length).toBe(before)
   })
 
@@ -128,7 +128,7 @@ describe("private targets at delivery time", () => {
     const before = receiver.received.length
     const result = await attempt(named("/ok"), { ...local, allowPrivate: false, resolve: toLoopback })
     expect(result.ok).toBe(false)
-    expect(result.error).toBe("refused: receiver.test resolves to 127.0.0.1, a loopback address (refused unless private targets are allowed)")
+    expect(result.error).toBe("refused: receiver.test resolves to 127.0.0.1, a loopback address (refused unless private targets are allowed: --webhook-allow-private)")
     expect(receiver.received.length).toBe(before)
   })
 

@@ -81,12 +81,13 @@ const endpoint = Schema.decodeUnknownSync(WebhookEndpoint)({
   previous_secret: "v1.k.older",
   previous_secret_expires_at: "2026-01-02T00:00:00.000Z",
   failing_since: null,
+  slot: 3,
   created_at: "2026-01-01T00:00:00.000Z",
   updated_at: "2026-01-01T00:00:00.000Z"
 })
 
 describe("views", () => {
-  test("the endpoint view carries no secret, sealed or not, and no workspace", () => {
+  test("the endpoint view carries no secret, sealed or not, no workspace and no slot", () => {
     const view = toWebhookEndpointView(endpoint)
     expect(Object.keys(view).sort()).toEqual(
       ["created_at", "description", "disabled_reason", "event_types", "id", "status", "updated_at", "url"].sort()

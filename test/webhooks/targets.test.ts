@@ -32,6 +32,27 @@ const table: ReadonlyArray<readonly [string, AddressClass | undefined]> = [
   ["::ffff:8.8.8.8", "public"],
   ["64:ff9b::a9fe:a9fe", "link-local"],
   ["2002:c0a8:0101::1", "private"],
+  // NAT64 local-use (64:ff9b:1::/48): a translator inside the network, never public; the IPv4 address it carries decides beyond that.
+  ["64:ff9b:1::10.0.0.1", "private"],
+  ["64:ff9b:1::127.0.0.1", "loopback"],
+  ["64:ff9b:1::8.8.8.8", "private"],
+  ["64:ff9b:1:ffff::a9fe:a9fe", "link-local"],
+  ["64:ff9b:1::224.0.0.1", "multicast"],
+  ["64:ff9b:2::8.8.8.8", "public"],
+  // SIIT's IPv4-translated addresses (::ffff:0:0:0/96).
+  ["::ffff:0:127.0.0.1", "loopback"],
+  ["::ffff:0:10.1.2.3", "private"],
+  ["::ffff:0:169.254.169.254", "link-local"],
+  ["::ffff:0:8.8.8.8", "reserved"],
+  ["::ffff:0:0:0", "unspecified"],
+  // Teredo (2001::/32): server in groups 2-3, client inverted in the last 32 bits.
+  ["2001:0:4136:e378:8000:63bf:f7f7:f7f7", "reserved"],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved"],
+  ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"],
+  ["2001:0:4136:e378::f5ff:fffe", "private"],
+  ["2001:0:a00:1::f7f7:f7f7", "private"],
+  ["2001::1", "reserved"],
+  ["2001:4860:4860::8888", "public"],
   ["fe80::1", "link-local"],
   ["fe80::1%eth0", "link-local"],
   ["febf::1", "link-local"],
@@ -57,10 +78,24 @@ describe("address classes", () => {
       expect(addressRefusal(a, false)).toBeDefined()
       expect(addressRefusal(a, true)).toBeUndefined()
     }
-    for (const a of ["0.0.0.0", "::", "224.0.0.1", "ff02::1", "255.255.255.255"]) {
+    for (const a of ["0.0.0.0", "::", "224.0.0.1", "ff02::1", "255.255.255.255", "64:ff9b:1::224.0.0.1", "::ffff:0:0:0"]) {
       expect(addressRefusal(a, true)).toBeDefined()
     }
     expect(addressRefusal("8.8.8.8", false)).toBeUndefined()
+  })
+
+  test("NAT64 local-use, SIIT and Teredo addresses are refused whatever IPv4 address they carry, unless private targets are allowed", () => {
+    for (const a of ["64:ff9b:1::10.0.0.1", "64:ff9b:1::8.8.8.8", "::ffff:0:127.0.0.1", "::ffff:0:8.8.8.8", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"]) {
+      expect(addressRefusal(a, false)).toContain("--webhook-allow-private")
+      expect(addressRefusal(a, true)).toBeUndefined()
+    }
+  })
+
+  test("the refusal names the flag that allows private targets", () => {
+    expect(addressRefusal("64:ff9b:1::10.0.0.1", false)).toBe(
+      "64:ff9b:1::10.0.0.1 is a private address (refused unless private targets are allowed: --webhook-allow-private)"
+    )
+    expect(addressRefusal("224.0.0.1", true)).toBe("224.0.0.1 is a multicast address")
   })
 })
 
@@ -79,8 +114,11 @@ describe("checkTargetUrl, at creation", () => {
 
   test("literal IPs are judged directly, IPv6 in brackets too", async () => {
     expect(await reasonOf("http://127.0.0.1:9000/hook", false)).toBe(
-      "127.0.0.1 is a loopback address (refused unless private targets are allowed)"
+      "127.0.0.1 is a loopback address (refused unless private targets are allowed: --webhook-allow-private)"
     )
+    expect(await reasonOf("http://[64:ff9b:1::a00:1]/hook", false)).toContain("is a private address")
+    expect(await reasonOf("http://[::ffff:0:7f00:1]/hook", false)).toContain("is a loopback address")
+    expect(await reasonOf("http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/hook", false)).toContain("is a reserved address")
     expect(await reasonOf("http://[::ffff:127.0.0.1]/hook", false)).toContain("loopback")
     expect(await reasonOf("http://2130706433/hook", false)).toContain("127.0.0.1 is a loopback address")
     expect(await reasonOf("http://[fd00::5]/hook", false)).toContain("unique-local")

@@ -1,13 +1,12 @@
 import { Effect, Layer, Option } from "effect"
 import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type RawRequestRecord } from "../../domain/encounter.js"
 import { byReceipt, REMITTANCES_SHOWN } from "../../domain/remittance.js"
-import type { X12FileHead } from "../../domain/x12-exchange.js"
 import { recordedAt, type StoredEvent, toFeedEvent } from "../../domain/event.js"
 import { StorageError } from "../../domain/errors.js"
 import { EncounterId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
 import { type ClaimWithEncounterKeys, Storage, type StorageShape } from "../../ports/storage.js"
-import { type RecordOf, type TableName, Tables } from "../../ports/tables.js"
+import { Pages, type RecordOf, type TableName, Tables } from "../../ports/tables.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
 /** Tuple order on keys of strings and numbers. */
@@ -48,24 +47,14 @@ const newestFirst = <A>(items: ReadonlyArray<A>, key: (a: A) => Key, q: { readon
  * synchronously, so each is atomic on a single-threaded runtime. Fresh state per layer build.
  */
 export const makeMemoryStorage = (): StorageShape => {
-  // Typed for the reads; the writes below see every table as rows of columns.
-  const data: { readonly [T in Exclude<TableName, "events">]: Map<string, RecordOf<T>> } = {
-    workspaces: new Map(),
-    api_keys: new Map(),
-    raw_requests: new Map(),
-    encounters: new Map(),
-    claims: new Map(),
-    clearinghouse_settings: new Map(),
-    x12_batches: new Map(),
-    x12_files: new Map(),
-    x12_file_outcomes: new Map(),
-    remittances: new Map(),
-    webhook_endpoints: new Map(),
-    webhook_deliveries: new Map()
-  }
+  // A map per table of `Tables` (but the feed, kept in order below): typed for the reads; the
+  // writes see every table as rows of columns.
+  type Data = { readonly [T in Exclude<TableName, "events">]: Map<string, RecordOf<T>> }
+  const names = (Object.keys(Tables) as Array<TableName>).filter((n): n is Exclude<TableName, "events"> => n !== "events")
+  const data = Object.fromEntries(names.map((n) => [n, new Map()])) as unknown as Data
   const events: Array<StoredEvent> = []
   const tables = new Map<string, MemoryTable>()
-  for (const name of ["workspaces", "api_keys", "raw_requests", "encounters", "claims", "clearinghouse_settings", "x12_batches", "x12_files", "x12_file_outcomes", "remittances", "webhook_endpoints", "webhook_deliveries"] as const) {
+  for (const name of names) {
     const rows: Map<string, Row> = data[name]
     const uniques: Readonly<Record<string, ReadonlyArray<string>>> = Tables[name].unique
     tables.set(name, { rows, unique: Object.entries(uniques).map(([u, columns]) => ({ name: u, columns, index: new Map() })) })
@@ -205,13 +194,21 @@ export const makeMemoryStorage = (): StorageShape => {
     const e = claim === undefined || claim.workspace_id !== ws ? undefined : get("encounters", claim.encounter_id)
     return claim === undefined || e === undefined ? [] : [{ claim, encounter: { id: e.id, external_id: e.external_id, latest_claim_id: e.latest_claim_id } }]
   }
-  /** The reads of files answer everything but the bytes, as the SQL reads do. */
-  const head = ({ body: _body, ...rest }: RecordOf<"x12_files">): X12FileHead => rest
   const sync = Effect.sync
 
   return {
     ping: () => Effect.void,
     write: (w) => Effect.try({ try: () => execute(w), catch: (cause) => new StorageError({ operation: w.operation, cause }) }),
+    get: (name, ws, id) => sync(() => inWorkspace(ws, data[name].get(id))),
+    page: (name, ws, q) =>
+      sync(() => {
+        const key = Pages[name]
+        const where = Object.entries(q.where ?? {}).filter(([, v]) => v !== undefined)
+        const rows = [...data[name].values()].filter(
+          (r) => r.workspace_id === ws && where.every(([c, v]) => (r as Readonly<Record<string, unknown>>)[c] === v)
+        )
+        return newestFirst(rows, (r) => [String((r as Readonly<Record<string, unknown>>)[key.time]), r.id], q)
+      }),
     findWorkspaceBySlug: (slug) => sync(() => Option.map(Option.fromNullable(all("workspaces").find((w) => w.slug === slug)), workspace)),
     listWorkspaces: () =>
       sync(() =>
@@ -225,8 +222,6 @@ export const makeMemoryStorage = (): StorageShape => {
       }),
     listApiKeys: (ws) =>
       sync(() => all("api_keys").filter((k) => k.workspace_id === ws).sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id]))),
-    findApiKey: (ws, id) => sync(() => inWorkspace(ws, get("api_keys", id))),
-    findRawRequest: (ws, id) => sync(() => inWorkspace(ws, get("raw_requests", id))),
     listRawRequests: (ws, q) =>
       sync(() =>
         newestFirst(
@@ -283,33 +278,19 @@ export const makeMemoryStorage = (): StorageShape => {
           return claimWithKeys(ws, holder === undefined ? undefined : get("claims", holder))
         })
       ),
-    listRemittances: (ws, claimId, q) =>
-      sync(() =>
-        newestFirst(
-          all("remittances").filter((r) => r.workspace_id === ws && r.claim_id === claimId),
-          (r: RecordOf<"remittances">) => [r.received_at, r.id],
-          q
-        )
-      ),
     findClearinghouseSettings: (ws) => sync(() => inWorkspace(ws, all("clearinghouse_settings").find((s) => s.workspace_id === ws))),
-    findX12Batch: (ws, id) => sync(() => inWorkspace(ws, get("x12_batches", id))),
     findX12BatchByGroup: (ws, group) =>
       sync(() => Option.fromNullable(all("x12_batches").find((b) => b.workspace_id === ws && b.group_control_number === group))),
-    listX12Batches: (ws, q) =>
-      sync(() => newestFirst(all("x12_batches").filter((b) => b.workspace_id === ws), (b: RecordOf<"x12_batches">) => [b.created_at, b.id], q)),
-    findX12File: (ws, id) => sync(() => Option.map(inWorkspace(ws, get("x12_files", id)), head)),
     findX12FileByInterchange: (ws, key) =>
-      sync(() => Option.map(Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key)), head)),
+      sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key))),
     findX12FileBySha: (ws, sha) =>
       sync(() =>
         Option.fromNullable(
           all("x12_files")
             .filter((f) => f.workspace_id === ws && f.sha256 === sha && f.kind !== "invalid")
             .sort((a, b) => compareKeys([a.received_at, a.id], [b.received_at, b.id]))[0]
-        ).pipe(Option.map(head))
+        )
       ),
-    listX12Files: (ws, q) =>
-      sync(() => newestFirst(all("x12_files").filter((f) => f.workspace_id === ws), (f: RecordOf<"x12_files">) => [f.received_at, f.id], q).map(head)),
     listX12FileOutcomes: (ws, fileId, q) =>
       sync(() => {
         const pos = q.position
@@ -347,35 +328,19 @@ export const makeMemoryStorage = (): StorageShape => {
           .filter((e) => e.workspace_id === ws && e.payload.encounter_id === id && (q.after === undefined || e.seq > q.after))
           .slice(0, q.limit + 1)
       ),
-    listWebhookEndpoints: (ws, q) =>
-      sync(() =>
-        newestFirst(
-          all("webhook_endpoints").filter((e) => e.workspace_id === ws),
-          (e: RecordOf<"webhook_endpoints">) => [e.created_at, e.id],
-          q
-        )
-      ),
-    findWebhookEndpoint: (ws, id) => sync(() => inWorkspace(ws, get("webhook_endpoints", id))),
     enabledWebhookEndpoints: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws && e.status === "enabled")),
-    listWebhookDeliveries: (ws, endpointId, q) =>
-      sync(() =>
-        newestFirst(
-          all("webhook_deliveries").filter(
-            (d) => d.workspace_id === ws && d.endpoint_id === endpointId && (q.status === undefined || d.status === q.status)
-          ),
-          (d: RecordOf<"webhook_deliveries">) => [d.created_at, d.id],
-          q
-        )
-      ),
-    findWebhookDelivery: (ws, id) => sync(() => inWorkspace(ws, get("webhook_deliveries", id))),
+    webhookEndpointSlots: (ws) => sync(() => all("webhook_endpoints").filter((e) => e.workspace_id === ws).map((e) => e.slot)),
     pendingWebhookDeliveries: () => sync(() => all("webhook_deliveries").filter((d) => d.status === "pending").length),
-    dueWebhookDeliveries: (now, limit, skip = []) =>
+    pendingWebhookDeliveriesOf: (ws, endpointId) =>
+      sync(() => all("webhook_deliveries").filter((d) => d.endpoint_id === endpointId && d.status === "pending" && d.workspace_id === ws).length),
+    dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
       sync(() =>
         all("webhook_deliveries")
           .filter(
             (d) =>
               d.status === "pending" &&
               !skip.includes(d.endpoint_id) &&
+              !skipWorkspaces.includes(d.workspace_id) &&
               d.next_attempt_at !== null &&
               d.next_attempt_at <= now &&
               (d.lease_expires_at === null || d.lease_expires_at <= now)

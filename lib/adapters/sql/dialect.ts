@@ -1,3 +1,6 @@
+import type { UnavailableReason } from "../../domain/errors.js"
+import { postgresUnavailable, sqliteUnavailable } from "./unavailable.js"
+
 /**
  * What the SQL adapters share: statements as text with `?` placeholders and their parameters, run
  * by a driver (SQLite's own, or `@effect/sql` on PostgreSQL). Where the two databases differ, the
@@ -61,13 +64,16 @@ export interface Dialect {
    * a counted write also answers a row per change (`@effect/sql` hands back rows, not counts).
    */
   readonly text: (q: Query) => string
+  /** Whether a driver failure means the database cannot take requests now (`StorageError.unavailable`). */
+  readonly unavailable: (cause: unknown) => UnavailableReason | undefined
 }
 
-export const sqliteDialect: Dialect = { name: "sqlite", feedLock: undefined, text: (q) => q.sql }
+export const sqliteDialect: Dialect = { name: "sqlite", feedLock: undefined, text: (q) => q.sql, unavailable: sqliteUnavailable }
 
 const numbered = new Map<string, string>()
 export const pgDialect: Dialect = {
   name: "pg",
+  unavailable: postgresUnavailable,
   feedLock: (ws) => query("SELECT pg_advisory_xact_lock(hashtext(?)) AS locked", [ws]),
   text: (q) => {
     const key = q.kind === "count" ? `${q.sql} RETURNING 1` : q.sql

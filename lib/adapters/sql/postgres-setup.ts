@@ -6,6 +6,7 @@ import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { migrate } from "./migrations/index.js"
 import { appliedMigrations, toAppliedMigration } from "./statements.js"
 import { SqlStorage } from "./storage.js"
+import { postgresUnavailable } from "./unavailable.js"
 
 /** An arbitrary, fixed advisory lock key for schema migrations. */
 const MIGRATION_LOCK = 727_001
@@ -49,7 +50,7 @@ const postgresAdmin = (url: string) =>
         migrations: () =>
           sql.unsafe<Readonly<Record<string, unknown>>>(appliedMigrations.sql).pipe(
             Effect.map((rows) => rows.map(toAppliedMigration)),
-            Effect.mapError((cause) => new StorageError({ operation: "migrations", cause }))
+            Effect.mapError((cause) => new StorageError({ operation: "migrations", cause, unavailable: postgresUnavailable(cause) }))
           )
       }
     })

@@ -5,10 +5,10 @@ import { ClaimId, EncounterId } from "../../domain/ids.js"
 import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { ClaimKey, ClaimWithEncounterKeys, PageScan, PlaceScan } from "../../ports/storage.js"
-import { type TableName, Tables } from "../../ports/tables.js"
+import type { ClaimKey, ClaimWithEncounterKeys, PlaceScan, TablePageScan } from "../../ports/storage.js"
+import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
-import { deepFreeze, type EncounterCache, type EventCache } from "./read-cache.js"
+import type { EventCache } from "./read-cache.js"
 import { compileDecoder } from "./decode.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 import { changes, command, counted, type Dialect, type Program, type Query, query, type Row, rows, type SqlValue } from "./dialect.js"
@@ -53,7 +53,7 @@ function* withRemittances(ws: string, found: ReadonlyArray<{ readonly read: Enco
 /** A row of exactly the encounters table's columns (`e.*` of a read of encounters alone). */
 const encounterRead = (r: Row) => {
   const row = codecs.encounters.decode(r)
-  return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null, revision: row.revision }
+  return { read: fromEncounterRow(row), has: row.latest_claim_remittances_at !== null }
 }
 
 function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithClaim>> {
@@ -61,74 +61,14 @@ function* encounters(ws: string, q: Query): Program<ReadonlyArray<EncounterWithC
 }
 
 /**
- * The encounters of rows read with `keys` statements (id and revision), in their order: those kept
- * at that revision as kept, the others read whole in one query (then, with `keep`, kept, frozen).
- */
-function* keptEncounters(ws: string, keys: ReadonlyArray<Row>, cache: EncounterCache, keep = true): Program<ReadonlyArray<EncounterWithClaim>> {
-  // Not kept at all: read whole. Kept at an older revision: read without the payload, which never
-  // changes after intake, and reuse the kept (parsed, frozen) one.
-  const absent: Array<string> = []
-  const stale = new Map<string, EncounterWithClaim["encounter"]["payload"]>()
-  for (const k of keys) {
-    const kept = cache.get(String(k.id))
-    if (kept === undefined) absent.push(String(k.id))
-    else if (kept.revision !== Number(k.revision)) stale.set(String(k.id), kept.read.encounter.payload)
-  }
-  const fresh = new Map<string, EncounterWithClaim>()
-  if (absent.length > 0 || stale.size > 0) {
-    const whole = absent.length === 0 ? [] : yield* rows(S.encountersById(ws, absent))
-    const changed = stale.size === 0 ? [] : yield* rows(S.encountersById(ws, [...stale.keys()], false))
-    const found = [...whole, ...changed.map((r) => ({ ...r, payload: stale.get(String(r.id)) }))].map(encounterRead)
-    const reads = yield* withRemittances(ws, found)
-    reads.forEach((read, i) => {
-      if (!keep) return void fresh.set(read.encounter.id, read)
-      const frozen = deepFreeze(read)
-      fresh.set(read.encounter.id, frozen)
-      cache.keep(read.encounter.id, { revision: found[i]!.revision, read: frozen })
-    })
-  }
-  const out: Array<EncounterWithClaim> = []
-  for (const k of keys) {
-    const read = fresh.get(String(k.id)) ?? cache.get(String(k.id))?.read
-    if (read !== undefined) out.push(read)
-  }
-  return out
-}
-
-/** `encounters` through the encounter cache, when the adapter has one. */
-function* encountersVia(ws: string, q: (keys: boolean) => Query, cache: EncounterCache | undefined): Program<ReadonlyArray<EncounterWithClaim>> {
-  if (cache === undefined) return yield* encounters(ws, q(false))
-  return yield* keptEncounters(ws, yield* rows(q(true)), cache)
-}
-
-/**
  * A claim (from the claims table) with its encounter and its remittances. The remittances are
  * looked up unless the claim is its encounter's latest and the encounter row says it has none (the
- * marker is kept for the latest claim only); with the encounter cache, the latest claim's come
- * with the kept encounter.
- *
- * A claim is read to be changed (its status moved, by the API, an 837P export or a clearinghouse
- * response), and the change rewrites its encounter's row: an encounter kept from this read would
- * be out of date at once. So a kept encounter is used, but what is read here is not kept (nor
- * frozen: it is the caller's own).
+ * marker is kept for the latest claim only).
  */
-function* claimRead(ws: string, q: (keys: boolean) => Query, cache: EncounterCache | undefined): Program<Option.Option<EncounterWithClaim>> {
-  const first = (yield* rows(q(cache !== undefined)))[0]
+function* claimRead(ws: string, q: Query): Program<Option.Option<EncounterWithClaim>> {
+  const first = (yield* rows(q))[0]
   if (first === undefined) return Option.none()
   const claim = codecs.claims.decode(first, "c_")
-  if (cache !== undefined) {
-    const [kept] = yield* keptEncounters(ws, [first], cache, false)
-    if (kept === undefined) return Option.none()
-    if (kept.claim.id === claim.id) {
-      return Option.some({
-        encounter: kept.encounter,
-        claim,
-        ...(kept.remittances === undefined ? {} : { remittances: kept.remittances }),
-        ...(kept.more_remittances === undefined ? {} : { more_remittances: kept.more_remittances })
-      })
-    }
-    return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: kept.encounter, claim }, has: true }]))[0])
-  }
   const row = codecs.encounters.decode(first, "")
   const has = row.latest_claim_id !== claim.id || row.latest_claim_remittances_at !== null
   return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: fromEncounterRow(row).encounter, claim }, has }]))[0])
@@ -163,35 +103,33 @@ const subscription = (r: Row): WebhookSubscription => {
 
 /** The reads of the SQL adapters, one program each. */
 export const reads = {
+  /** A workspace's record of any table by id. */
+  record: <T extends WorkspaceTable>(table: T, ws: string, id: string) =>
+    one(S.recordById(table, ws, id), (r) => codecs[table].decode(r) as RecordOf<T>),
+  /** A newest-first page of a table by its page key. */
+  page: <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>) =>
+    many(S.recordPage(table, ws, q), (r) => codecs[table].decode(r) as RecordOf<T>),
   ping: () => many(S.ping, () => undefined),
   workspaceBySlug: (slug: string) => one(S.workspaceBySlug(slug), (r) => workspace(r)),
   workspaces: () => many(S.workspaces, (r) => workspace(r)),
   apiKeyByHash: (hash: string) =>
     one(S.apiKeyByHash(hash), (r): KeyWithWorkspace => ({ key: codecs.api_keys.decode(r, ""), workspace: workspace(r, "w_") })),
   apiKeys: (ws: string) => many(S.apiKeys(ws), (r) => codecs.api_keys.decode(r)),
-  apiKey: (ws: string, id: string) => one(S.apiKey(ws, id), (r) => codecs.api_keys.decode(r)),
-  rawRequest: (ws: string, id: string) => one(S.rawRequest(ws, id), (r) => codecs.raw_requests.decode(r)),
   rawRequestPage: (ws: string, q: Parameters<typeof S.rawRequestPage>[1]) =>
     many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
   encounterIdByExternalId: (ws: string, ext: string) =>
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
-  encounter: (ws: string, id: string, cache?: EncounterCache) => firstOf(encountersVia(ws, (keys) => S.encounter(ws, id, keys), cache)),
-  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1], cache?: EncounterCache) =>
-    encountersVia(ws, (keys) => S.encounterPage(ws, q, keys), cache),
+  encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
+  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
-  claim: (ws: string, id: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claim(ws, id, keys), cache),
-  claimByPcn: (ws: string, pcn: string, cache?: EncounterCache) => claimRead(ws, (keys) => S.claimByPcn(ws, pcn, keys), cache),
+  claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
+  claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
   claimsWithKeys: (ws: string, key: ClaimKey, values: ReadonlyArray<string>) => claimsWithKeys(ws, key, values),
-  remittancePage: (ws: string, claimId: string, q: PageScan) => many(S.remittancePage(ws, claimId, q), (r) => codecs.remittances.decode(r)),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
-  batch: (ws: string, id: string) => one(S.batch(ws, id), (r) => codecs.x12_batches.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
-  batchPage: (ws: string, q: PageScan) => many(S.batchPage(ws, q), (r) => codecs.x12_batches.decode(r)),
-  x12File: (ws: string, id: string) => one(S.x12File(ws, id), (r) => S.x12FileHeadCodec.decode(r)),
-  x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => S.x12FileHeadCodec.decode(r)),
-  x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => S.x12FileHeadCodec.decode(r)),
-  x12FilePage: (ws: string, q: PageScan) => many(S.x12FilePage(ws, q), (r) => S.x12FileHeadCodec.decode(r)),
+  x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
+  x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
   x12FileOutcomePage: (ws: string, fileId: string, q: PlaceScan) =>
     many(S.x12FileOutcomePage(ws, fileId, q), (r) => codecs.x12_file_outcomes.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),
@@ -212,17 +150,13 @@ export const reads = {
   },
   encounterEventPage: (ws: string, encounterId: string, q: Parameters<typeof S.encounterEventPage>[2]) =>
     many(S.encounterEventPage(ws, encounterId, q), (r) => codecs.events.decode(r)),
-  webhookEndpoint: (ws: string, id: string) => one(S.webhookEndpoint(ws, id), (r) => codecs.webhook_endpoints.decode(r)),
   enabledWebhookEndpoints: (ws: string) => many(S.enabledWebhookEndpoints(ws), subscription),
-  webhookEndpointPage: (ws: string, q: Parameters<typeof S.webhookEndpointPage>[1]) =>
-    many(S.webhookEndpointPage(ws, q), (r) => codecs.webhook_endpoints.decode(r)),
-  webhookDelivery: (ws: string, id: string) => one(S.webhookDelivery(ws, id), (r) => codecs.webhook_deliveries.decode(r)),
-  webhookDeliveryPage: (ws: string, endpointId: string, q: Parameters<typeof S.webhookDeliveryPage>[2]) =>
-    many(S.webhookDeliveryPage(ws, endpointId, q), (r) => codecs.webhook_deliveries.decode(r)),
+  webhookEndpointSlots: (ws: string) => many(S.webhookEndpointSlots(ws), (r) => Number(r.slot)),
   // PostgreSQL answers COUNT(*) as a BIGINT in text.
   pendingWebhookDeliveries: () => many(S.pendingWebhookDeliveries, (r) => Number(r.n)),
-  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>) =>
-    many(S.dueWebhookDeliveries(now, limit, skip), (r) => codecs.webhook_deliveries.decode(r))
+  pendingWebhookDeliveriesOf: (ws: string, endpointId: string) => many(S.pendingWebhookDeliveriesOf(ws, endpointId), (r) => Number(r.n)),
+  dueWebhookDeliveries: (now: string, limit: number, skip: ReadonlyArray<string>, skipWorkspaces: ReadonlyArray<string>) =>
+    many(S.dueWebhookDeliveries(now, limit, skip, skipWorkspaces), (r) => codecs.webhook_deliveries.decode(r))
 }
 
 const uniqueColumns = (table: TableName, unique: string): ReadonlyArray<string> => {

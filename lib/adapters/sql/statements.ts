@@ -1,18 +1,8 @@
 import type { Position } from "../../domain/page.js"
-import type {
-  ClaimKey,
-  EncounterEventScan,
-  EncounterScan,
-  EventScan,
-  PageScan,
-  PlaceScan,
-  RawRequestScan,
-  WebhookDeliveryScan,
-  WebhookEndpointScan
-} from "../../ports/storage.js"
+import type { ClaimKey, EncounterEventScan, EncounterScan, EventScan, PlaceScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
-import { X12FileHead } from "../../domain/x12-exchange.js"
-import { type TableName, Tables } from "../../ports/tables.js"
+import type { Schema } from "effect"
+import { type PagedTable, Pages, type RecordOf, type TableDef, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { type Codec, codecOf } from "./codec.js"
 import { type Query, query, type SqlValue } from "./dialect.js"
 
@@ -21,24 +11,9 @@ import { type Query, query, type SqlValue } from "./dialect.js"
  * placeholders; the dialect numbers them for PostgreSQL). Writes are derived from the table
  * definitions; reads are the fixed shapes below, each keyed for its index.
  */
-export const codecs = {
-  workspaces: codecOf(Tables.workspaces),
-  api_keys: codecOf(Tables.api_keys),
-  raw_requests: codecOf(Tables.raw_requests),
-  encounters: codecOf(Tables.encounters),
-  claims: codecOf(Tables.claims),
-  events: codecOf(Tables.events),
-  clearinghouse_settings: codecOf(Tables.clearinghouse_settings),
-  x12_batches: codecOf(Tables.x12_batches),
-  x12_files: codecOf(Tables.x12_files),
-  x12_file_outcomes: codecOf(Tables.x12_file_outcomes),
-  remittances: codecOf(Tables.remittances),
-  webhook_endpoints: codecOf(Tables.webhook_endpoints),
-  webhook_deliveries: codecOf(Tables.webhook_deliveries)
-} satisfies { readonly [T in TableName]: Codec<unknown> }
-
-/** Reads of received files: every column but the bytes (`X12FileHead`); only the import writes them. */
-export const x12FileHeadCodec = codecOf({ name: Tables.x12_files.name, record: X12FileHead, json: ["claims", "summary"], generated: [], unique: {} })
+export const codecs = Object.fromEntries(
+  Object.entries(Tables).map(([name, def]: [string, TableDef<Schema.Schema.AnyNoContext>]) => [name, codecOf(def)])
+) as unknown as { readonly [T in TableName]: Codec<RecordOf<T>> }
 
 /** The feed's reads of `events`: the same columns, the payload left as its stored JSON text. */
 export const eventFeedCodec = codecOf({ ...Tables.events, record: FeedEvent, json: [] })
@@ -102,6 +77,28 @@ export const lastEventAt = (ws: string): Query => query("SELECT created_at FROM 
 
 // ---- reads ----------------------------------------------------------------------------------
 
+const selectTexts = new Map<string, string>()
+/** Every column of a table's rows. */
+const selectAll = (table: TableName): string => {
+  let text = selectTexts.get(table)
+  if (text === undefined) {
+    text = `SELECT ${list(codecs[table].columns)} FROM ${Tables[table].name}`
+    selectTexts.set(table, text)
+  }
+  return text
+}
+
+/** A workspace's record by id: the plain read of every table of workspace records. */
+export const recordById = (table: WorkspaceTable, ws: string, id: string): Query => query(`${selectAll(table)} WHERE id = ? AND workspace_id = ?`, [id, ws])
+
+/** A newest-first page of a table by its page key (`Pages`), with its filters that have a value. */
+export const recordPage = <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>): Query => {
+  const key = Pages[table]
+  const where: Readonly<Record<string, unknown>> = q.where ?? {}
+  const filters: Filters = key.filters.map((c: string) => [`${c} = ?`, where[c] === undefined ? undefined : codecs[table].encodeColumn(c, where[c])])
+  return newestFirstPage(selectAll(table), { time: key.time, id: "id", workspace: "workspace_id" }, ws, q, filters)
+}
+
 export const ping: Query = query("SELECT 1 AS one", [])
 
 /** The schema migrations applied, oldest first (the migrator's own record table). */
@@ -112,7 +109,7 @@ const WORKSPACE = `SELECT ${list(codecs.workspaces.columns)} FROM workspaces`
 export const workspaceBySlug = (slug: string): Query => query(`${WORKSPACE} WHERE slug = ?`, [slug])
 export const workspaces: Query = query(`${WORKSPACE} ORDER BY created_at, id`, [])
 
-const API_KEY = `SELECT ${list(codecs.api_keys.columns)} FROM api_keys`
+const API_KEY = selectAll("api_keys")
 /** A key with its workspace's columns (prefixed `w_`): every request needs both. */
 export const apiKeyByHash = (hash: string): Query =>
   query(
@@ -121,7 +118,6 @@ export const apiKeyByHash = (hash: string): Query =>
     [hash]
   )
 export const apiKeys = (ws: string): Query => query(`${API_KEY} WHERE workspace_id = ? ORDER BY created_at, id`, [ws])
-export const apiKey = (ws: string, id: string): Query => query(`${API_KEY} WHERE id = ? AND workspace_id = ?`, [id, ws])
 
 /** One page scan: filters, then the keyset bound, order and `limit + 1`. */
 const scan = (select: string, where: Array<string>, params: Array<SqlValue>, order: string, limit: number): Query =>
@@ -172,8 +168,7 @@ const newestFirstPage = (select: string, keys: Keys, ws: string, q: Scanned, fil
   return scan(select, where, params, newestFirstOrder(keys.time, keys.id, q.position?.dir), q.limit)
 }
 
-const RAW = `SELECT ${list(codecs.raw_requests.columns)} FROM raw_requests`
-export const rawRequest = (ws: string, id: string): Query => query(`${RAW} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const RAW = selectAll("raw_requests")
 const RAW_KEYS: Keys = { time: "received_at", id: "id", workspace: "workspace_id" }
 /** The condition of the partial indexes of migration 10, written as they are: a database uses such an index only then. */
 const UNACCEPTED = "outcome <> 'accepted'"
@@ -211,21 +206,11 @@ export const rawRequestPage = (ws: string, q: RawRequestScan): Query => {
 export const encounterIdByExternalId = (ws: string, externalId: string): Query =>
   query("SELECT id FROM encounters WHERE workspace_id = ? AND external_id = ?", [ws, externalId])
 
-/**
- * An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). With
- * `keys`, only the id, the time and the revision: for an adapter that keeps what it read
- * (`encountersById` then reads the rows it does not have at that revision).
- */
+/** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
-const ENCOUNTER_KEYS = "SELECT e.id, e.created_at, e.revision FROM encounters e"
-export const encounter = (ws: string, id: string, keys = false): Query =>
-  query(`${keys ? ENCOUNTER_KEYS : ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-/** Without `payload`: the columns an update can change (a payload never changes after intake). */
-const ENCOUNTER_CHANGING = `SELECT ${list(codecs.encounters.columns.filter((c) => c !== "payload"), "e.")} FROM encounters e`
-export const encountersById = (ws: string, ids: ReadonlyArray<string>, payload = true): Query =>
-  query(`${payload ? ENCOUNTER : ENCOUNTER_CHANGING} WHERE e.workspace_id = ? AND e.id IN (${marks(ids.length)})`, [ws, ...ids])
-export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query =>
-  newestFirstPage(keys ? ENCOUNTER_KEYS : ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
+export const encounterPage = (ws: string, q: EncounterScan): Query =>
+  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
     ["e.external_id = ?", q.external_id],
     ["e.latest_claim_status = ?", q.claim_status]
   ])
@@ -237,20 +222,12 @@ export const encounterPage = (ws: string, q: EncounterScan, keys = false): Query
 export const claimStatusCounts = (ws: string): Query =>
   query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
 
-/**
- * A claim by its own id (columns prefixed `c_`) with its encounter's row (`keys`: its id, time and
- * revision only). The keys are read with scalar subqueries rather than a join: the same two index
- * lookups, and a third of the join's time on bun:sqlite (measured in the README's performance section).
- */
+/** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
 const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")
 const CLAIM = `SELECT ${list(codecs.encounters.columns, "e.")}, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
-const CLAIM_KEYS = `SELECT c.encounter_id AS id, (SELECT created_at FROM encounters WHERE id = c.encounter_id) AS created_at,
-      (SELECT revision FROM encounters WHERE id = c.encounter_id) AS revision, ${CLAIM_COLUMNS} FROM claims c`
-export const claim = (ws: string, id: string, keys = false): Query =>
-  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+export const claim = (ws: string, id: string): Query => query(`${CLAIM} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 /** A claim by its patient control number (how clearinghouse responses name it). */
-export const claimByPcn = (ws: string, pcn: string, keys = false): Query =>
-  query(`${keys ? CLAIM_KEYS : CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
+export const claimByPcn = (ws: string, pcn: string): Query => query(`${CLAIM} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, [ws, pcn])
 
 /**
  * Claims by their ids or control numbers (`key`), with the keys of their encounters a status move
@@ -260,42 +237,34 @@ const CLAIM_WITH_KEYS = `SELECT e.external_id AS e_external_id, e.latest_claim_i
 export const claimsWithKeys = (ws: string, key: ClaimKey, values: ReadonlyArray<string>): Query =>
   query(`${CLAIM_WITH_KEYS} WHERE c.workspace_id = ? AND c.${key} IN (${marks(values.length)})`, [ws, ...values])
 
-const REMITTANCE = `SELECT ${list(codecs.remittances.columns)} FROM remittances`
-const REMITTANCE_KEYS: Keys = { time: "received_at", id: "id", workspace: "workspace_id" }
+const REMITTANCE = selectAll("remittances")
 /**
  * The most recent remittances of some claims, at most `limit` each: one seek per claim along
- * `remittances_claim_page` (migration 11), however many remittances a claim has.
+ * `remittances_claim_page` (migration 12), however many remittances a claim has.
  */
 export const recentRemittancesOf = (ws: string, claimIds: ReadonlyArray<string>, limit: number): Query =>
   query(
     claimIds.map(() => `SELECT * FROM (${REMITTANCE} WHERE workspace_id = ? AND claim_id = ? ORDER BY received_at DESC, id DESC LIMIT ?) r`).join(" UNION ALL "),
     claimIds.flatMap((id) => [ws, id, limit])
   )
-/** A claim's remittances, newest first by (received_at, id). */
-export const remittancePage = (ws: string, claimId: string, q: PageScan): Query =>
-  newestFirstPage(REMITTANCE, REMITTANCE_KEYS, ws, q, [["claim_id = ?", claimId]])
 
 // ---- clearinghouse exchange -----------------------------------------------------------------
 
 export const clearinghouseSettings = (ws: string): Query =>
   query(`SELECT ${list(codecs.clearinghouse_settings.columns)} FROM clearinghouse_settings WHERE workspace_id = ?`, [ws])
 
-const BATCH = `SELECT ${list(codecs.x12_batches.columns)} FROM x12_batches`
-export const batch = (ws: string, id: string): Query => query(`${BATCH} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const BATCH = selectAll("x12_batches")
 export const batchByGroup = (ws: string, group: number): Query =>
   query(`${BATCH} WHERE workspace_id = ? AND group_control_number = ?`, [ws, group])
-export const batchPage = (ws: string, q: PageScan): Query => newestFirstPage(BATCH, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
-const FILE = `SELECT ${list(x12FileHeadCodec.columns)} FROM x12_files`
-export const x12File = (ws: string, id: string): Query => query(`${FILE} WHERE id = ? AND workspace_id = ?`, [id, ws])
+const FILE = selectAll("x12_files")
 export const x12FileByInterchange = (ws: string, key: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND interchange_key = ?`, [ws, key])
 /** The imported (not invalid) file with these bytes. */
 export const x12FileBySha = (ws: string, sha: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND sha256 = ? AND kind <> 'invalid' ORDER BY received_at, id LIMIT 1`, [ws, sha])
-export const x12FilePage = (ws: string, q: PageScan): Query => newestFirstPage(FILE, { time: "received_at", id: "id", workspace: "workspace_id" }, ws, q, [])
 
-const OUTCOME = `SELECT ${list(codecs.x12_file_outcomes.columns)} FROM x12_file_outcomes`
+const OUTCOME = selectAll("x12_file_outcomes")
 /** A file's outcomes in file order (position); a "prev" scan reads downward and the rule reverses it. */
 export const x12FileOutcomePage = (ws: string, fileId: string, q: PlaceScan): Query => {
   const pos = q.position
@@ -346,32 +315,25 @@ export const encounterEventPage = (ws: string, encounterId: string, q: Encounter
     ? scan(EVENT, ["workspace_id = ?", "encounter_id = ?"], [ws, encounterId], "ORDER BY seq ASC", q.limit)
     : scan(EVENT, ["workspace_id = ?", "encounter_id = ?", "seq > ?"], [ws, encounterId, q.after], "ORDER BY seq ASC", q.limit)
 
-const ENDPOINT = `SELECT ${list(codecs.webhook_endpoints.columns)} FROM webhook_endpoints`
-export const webhookEndpoint = (ws: string, id: string): Query => query(`${ENDPOINT} WHERE id = ? AND workspace_id = ?`, [id, ws])
 /** The outbox's read: only the columns that decide which events an endpoint takes. */
 export const enabledWebhookEndpoints = (ws: string): Query =>
   query("SELECT id, workspace_id, status, event_types FROM webhook_endpoints WHERE workspace_id = ? AND status = 'enabled'", [ws])
-export const webhookEndpointPage = (ws: string, q: WebhookEndpointScan): Query =>
-  newestFirstPage(ENDPOINT, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+/** The slots the workspace's endpoints hold, read from the unique index on (workspace, slot) alone. */
+export const webhookEndpointSlots = (ws: string): Query => query("SELECT slot FROM webhook_endpoints WHERE workspace_id = ?", [ws])
 
-const DELIVERY = `SELECT ${list(codecs.webhook_deliveries.columns)} FROM webhook_deliveries`
-export const webhookDelivery = (ws: string, id: string): Query => query(`${DELIVERY} WHERE id = ? AND workspace_id = ?`, [id, ws])
-/** An endpoint's deliveries; the endpoint id is unique across workspaces, the workspace is checked too. */
-export const webhookDeliveryPage = (ws: string, endpointId: string, q: WebhookDeliveryScan): Query =>
-  newestFirstPage(DELIVERY, { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [
-    ["endpoint_id = ?", endpointId],
-    ["status = ?", q.status]
-  ])
+const DELIVERY = selectAll("webhook_deliveries")
 /** The outbox's depth, counted on the partial index of pending rows. */
 export const pendingWebhookDeliveries: Query = query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'", [])
-/** Due pending deliveries, soonest first, on the partial index of pending rows. */
+/** One endpoint's pending deliveries, counted along `webhook_deliveries_due_by_endpoint`. */
+export const pendingWebhookDeliveriesOf = (ws: string, endpointId: string): Query =>
+  query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending' AND workspace_id = ?", [endpointId, ws])
 /**
- * Due deliveries, soonest first. With endpoints to `skip` (those at their limit of attempts in
- * flight), the others' are read endpoint by endpoint (`webhook_deliveries_due_by_endpoint`), so a
- * skipped endpoint's backlog, however long, is never scanned.
+ * Due deliveries, soonest first. With endpoints or workspaces to skip (those at their limit of
+ * attempts in flight), the others' are read endpoint by endpoint (`webhook_deliveries_due_by_endpoint`),
+ * so a skipped endpoint's or workspace's backlog, however long, is never scanned.
  */
-export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>): Query =>
-  skip.length === 0
+export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyArray<string>, skipWorkspaces: ReadonlyArray<string>): Query =>
+  skip.length === 0 && skipWorkspaces.length === 0
     ? query(
         `${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
           ORDER BY next_attempt_at LIMIT ?`,
@@ -379,8 +341,12 @@ export const dueWebhookDeliveries = (now: string, limit: number, skip: ReadonlyA
       )
     : query(
         `SELECT ${list(codecs.webhook_deliveries.columns, "d.")} FROM webhook_endpoints e CROSS JOIN webhook_deliveries d
-          WHERE e.id NOT IN (${marks(skip.length)}) AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
+          WHERE ${[
+            ...(skip.length > 0 ? [`e.id NOT IN (${marks(skip.length)})`] : []),
+            ...(skipWorkspaces.length > 0 ? [`e.workspace_id NOT IN (${marks(skipWorkspaces.length)})`] : [])
+          ].join(" AND ")}
+            AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ?
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
           ORDER BY d.next_attempt_at LIMIT ?`,
-        [...skip, now, now, limit]
+        [...skip, ...skipWorkspaces, now, now, limit]
       )

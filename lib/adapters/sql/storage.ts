@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../../domain/errors.js"
 import { Storage, type StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
@@ -25,41 +26,36 @@ export interface Executor {
 export const makeSqlStorage = (exec: Executor): StorageShape => ({
   ping: () => Effect.asVoid(exec.read("ping", reads.ping())),
   write: (w) => exec.write(w),
+  get: (table, ws, id) => exec.read(`get ${table}`, reads.record(table, ws, id)),
+  page: (table, ws, q) => exec.read(`page ${table}`, reads.page(table, ws, q)),
   findWorkspaceBySlug: (slug) => exec.read("findWorkspaceBySlug", reads.workspaceBySlug(slug)),
   listWorkspaces: () => exec.read("listWorkspaces", reads.workspaces()),
   findApiKeyByHash: (hash) => exec.read("findApiKeyByHash", reads.apiKeyByHash(hash)),
   listApiKeys: (ws) => exec.read("listApiKeys", reads.apiKeys(ws)),
-  findApiKey: (ws, id) => exec.read("findApiKey", reads.apiKey(ws, id)),
-  findRawRequest: (ws, id) => exec.read("findRawRequest", reads.rawRequest(ws, id)),
   listRawRequests: (ws, q) => exec.read("listRawRequests", reads.rawRequestPage(ws, q)),
   findEncounterIdByExternalId: (ws, ext) => exec.read("findEncounterIdByExternalId", reads.encounterIdByExternalId(ws, ext)),
-  findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id, exec.caches?.encounters)),
-  listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q, exec.caches?.encounters)),
+  findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id)),
+  listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q)),
   countClaimStatuses: (ws) => exec.read("countClaimStatuses", reads.claimStatusCounts(ws)),
-  findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id, exec.caches?.encounters)),
-  findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn, exec.caches?.encounters)),
+  findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id)),
+  findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn)),
   findClaims: (ws, key, values) => exec.read("findClaims", reads.claimsWithKeys(ws, key, values)),
-  listRemittances: (ws, claimId, q) => exec.read("listRemittances", reads.remittancePage(ws, claimId, q)),
   findClearinghouseSettings: (ws) => exec.read("findClearinghouseSettings", reads.clearinghouseSettings(ws)),
-  findX12Batch: (ws, id) => exec.read("findX12Batch", reads.batch(ws, id)),
   findX12BatchByGroup: (ws, group) => exec.read("findX12BatchByGroup", reads.batchByGroup(ws, group)),
-  listX12Batches: (ws, q) => exec.read("listX12Batches", reads.batchPage(ws, q)),
-  findX12File: (ws, id) => exec.read("findX12File", reads.x12File(ws, id)),
   findX12FileByInterchange: (ws, key) => exec.read("findX12FileByInterchange", reads.x12FileByInterchange(ws, key)),
   findX12FileBySha: (ws, sha) => exec.read("findX12FileBySha", reads.x12FileBySha(ws, sha)),
-  listX12Files: (ws, q) => exec.read("listX12Files", reads.x12FilePage(ws, q)),
   listX12FileOutcomes: (ws, fileId, q) => exec.read("listX12FileOutcomes", reads.x12FileOutcomePage(ws, fileId, q)),
   listEvents: (ws, q) =>
     exec.read("listEvents", exec.caches === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.caches.events)),
   findEvent: (ws, id) => exec.read("findEvent", reads.event(ws, id)),
   listEncounterEvents: (ws, id, q) => exec.read("listEncounterEvents", reads.encounterEventPage(ws, id, q)),
-  listWebhookEndpoints: (ws, q) => exec.read("listWebhookEndpoints", reads.webhookEndpointPage(ws, q)),
-  findWebhookEndpoint: (ws, id) => exec.read("findWebhookEndpoint", reads.webhookEndpoint(ws, id)),
   enabledWebhookEndpoints: (ws) => exec.read("enabledWebhookEndpoints", reads.enabledWebhookEndpoints(ws)),
-  listWebhookDeliveries: (ws, endpointId, q) => exec.read("listWebhookDeliveries", reads.webhookDeliveryPage(ws, endpointId, q)),
-  findWebhookDelivery: (ws, id) => exec.read("findWebhookDelivery", reads.webhookDelivery(ws, id)),
+  webhookEndpointSlots: (ws) => exec.read("webhookEndpointSlots", reads.webhookEndpointSlots(ws)),
   pendingWebhookDeliveries: () => Effect.map(exec.read("pendingWebhookDeliveries", reads.pendingWebhookDeliveries()), (rows) => rows[0] ?? 0),
-  dueWebhookDeliveries: (now, limit, skip = []) => exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip))
+  pendingWebhookDeliveriesOf: (ws, endpointId) =>
+    Effect.map(exec.read("pendingWebhookDeliveriesOf", reads.pendingWebhookDeliveriesOf(ws, endpointId)), (rows) => rows[0] ?? 0),
+  dueWebhookDeliveries: (now, limit, skip = [], skipWorkspaces = []) =>
+    exec.read("dueWebhookDeliveries", reads.dueWebhookDeliveries(now, limit, skip, skipWorkspaces))
 })
 
 /** Fails a transaction so that it rolls back, carrying the refused write's result out of it. */
@@ -79,28 +75,53 @@ function* driveOn<A>(sql: SqlClient.SqlClient, dialect: Dialect, program: Progra
   return step.value
 }
 
+/** How far a write got: a connection lost once its statements all ran may have taken the COMMIT with it. */
+interface WriteProgress {
+  committing: boolean
+}
+
+/**
+ * `withTransaction` turns a failed COMMIT or ROLLBACK into a defect (an `SqlError` died). The
+ * executor's own statements fail with typed errors, so such a defect is that COMMIT or ROLLBACK:
+ * it becomes a `StorageError` again. A ROLLBACK failing on a lost connection follows a statement
+ * that failed on it (nothing was stored); a COMMIT lost with its connection may have been applied.
+ */
+const transactionEndFailed = (dialect: Dialect, operation: string, progress: WriteProgress) => (defect: unknown) => {
+  if (!(defect instanceof SqlError)) return Option.none()
+  const reason = dialect.unavailable(defect)
+  const unavailable = reason === "unreachable" && progress.committing ? "interrupted" : reason
+  return Option.some(Effect.fail(new StorageError({ operation, cause: defect, unavailable })))
+}
+
 /**
  * The executor on `@effect/sql`'s SqlClient (PostgreSQL's; any SqlClient works): each statement
- * is sent as it is yielded, a write inside `withTransaction`.
+ * is sent as it is yielded, a write inside `withTransaction`. Failures the dialect recognizes as
+ * the database being unavailable (shut down, restarting, connection cut) are marked so (503).
  */
 export const sqlClientExecutor = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const dialect = sql.onDialectOrElse({ pg: () => pgDialect, orElse: () => sqliteDialect })
   const drive = <A>(program: Program<A>) => Effect.gen(() => driveOn(sql, dialect, program))
+  const failure = (operation: string) => (cause: unknown) => new StorageError({ operation, cause, unavailable: dialect.unavailable(cause) })
   const exec: Executor = {
     dialect,
-    read: (operation, program) => Effect.mapError(drive(program), (cause) => new StorageError({ operation, cause })),
-    write: <R>(w: Write<R>) =>
-      sql
+    read: (operation, program) => Effect.mapError(drive(program), failure(operation)),
+    write: <R>(w: Write<R>) => {
+      const progress: WriteProgress = { committing: false }
+      return sql
         .withTransaction(
-          Effect.flatMap(drive(executeWrite(dialect, w)), (result) =>
-            result._tag === "Refused" ? Effect.fail(new Rollback(result)) : Effect.succeed(result)
-          )
+          Effect.flatMap(drive(executeWrite(dialect, w)), (result) => {
+            if (result._tag === "Refused") return Effect.fail(new Rollback(result))
+            progress.committing = true
+            return Effect.succeed(result)
+          })
         )
         .pipe(
           Effect.catchTag("Rollback", (e) => Effect.succeed(e.result)),
-          Effect.mapError((cause) => new StorageError({ operation: w.operation, cause }))
+          Effect.mapError(failure(w.operation)),
+          Effect.catchSomeDefect(transactionEndFailed(dialect, w.operation, progress))
         )
+    }
   }
   return exec
 })

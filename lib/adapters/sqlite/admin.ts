@@ -6,6 +6,7 @@ import type { DatabaseAdminShape } from "../../ports/database-admin.js"
 import type { ReadBatching, SqliteDriver } from "./driver.js"
 import { createPrivateFile } from "./files.js"
 import { appliedMigrations, toAppliedMigration } from "../sql/statements.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 
 /**
  * Backup and migration status of a SQLite database. A backup is `VACUUM INTO` (a consistent copy,
@@ -55,6 +56,6 @@ export const sqliteAdmin = (
         reads.end()
         return driver.prepare(appliedMigrations.sql).all().map(toAppliedMigration)
       },
-      catch: (cause) => new StorageError({ operation: "migrations", cause })
+      catch: (cause) => new StorageError({ operation: "migrations", cause, unavailable: sqliteUnavailable(cause) })
     })
 })

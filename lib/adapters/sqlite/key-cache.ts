@@ -1,4 +1,5 @@
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
+import { watchDataVersion } from "./data-version.js"
 import type { SqliteDriver } from "./driver.js"
 
 export interface KeyCache {
@@ -19,15 +20,10 @@ const MAX_KEYS = 10_000
  */
 export const makeKeyCache = (driver: SqliteDriver): KeyCache => {
   const keys = new Map<string, KeyWithWorkspace>()
-  const dataVersion = driver.prepare("PRAGMA data_version")
-  let seenVersion: unknown
+  const others = watchDataVersion(driver)
   return {
     get: (hash) => {
-      const version = dataVersion.get()?.data_version
-      if (version !== seenVersion) {
-        keys.clear()
-        seenVersion = version
-      }
+      if (others.changedElsewhere()) keys.clear()
       return keys.get(hash)
     },
     set: (hash, found) => {

@@ -6,6 +6,7 @@ import { DatabaseUnusable, reasonOf, StorageError } from "../../domain/errors.js
 import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { Storage } from "../../ports/storage.js"
 import { latestMigrationId, migrate } from "../sql/migrations/index.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 import type { WalSync } from "./acknowledger.js"
 import { sqliteAdmin } from "./admin.js"
 import { makeSqliteSqlClient } from "./client.js"
@@ -30,7 +31,6 @@ export interface SqliteOptions {
   readonly readCache?: boolean
   /** How many of each are kept (defaults 10,000 events, 256 encounters). */
   readonly eventCacheSize?: number
-  readonly encounterCacheSize?: number
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -98,14 +98,13 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
       // A database already current (every start but the first) skips the migrator.
       if (applied < latestMigrationId) {
         yield* Effect.provideService(migrate, SqlClient.SqlClient, sql).pipe(
-          Effect.mapError((cause) => new StorageError({ operation: "migrate", cause }))
+          Effect.mapError((cause) => new StorageError({ operation: "migrate", cause, unavailable: sqliteUnavailable(cause) }))
         )
       }
       const storage = yield* makeSqliteStorage(driver, reads, {
         ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
         ...(options.readCache === undefined ? {} : { readCache: options.readCache }),
         ...(options.eventCacheSize === undefined ? {} : { eventCacheSize: options.eventCacheSize }),
-        ...(options.encounterCacheSize === undefined ? {} : { encounterCacheSize: options.encounterCacheSize }),
         ...(walSync === undefined ? {} : { walSync })
       })
       return Context.make(Storage, storage).pipe(

@@ -5,10 +5,12 @@ import type { StorageShape } from "../../ports/storage.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import { type Program, type Row, sqliteDialect } from "../sql/dialect.js"
 import { makeReadCaches } from "../sql/read-cache.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 import { executeWrite, type FeedTimes, reads as programs } from "../sql/programs.js"
 import { type Executor, makeSqlStorage } from "../sql/storage.js"
 import { acknowledger, type WalSync } from "./acknowledger.js"
 import type { ReadBatching, SqliteDriver } from "./driver.js"
+import { watchDataVersion } from "./data-version.js"
 import { makeKeyCache } from "./key-cache.js"
 import { makeWriteQueue, Undo } from "./write-queue.js"
 
@@ -28,17 +30,7 @@ export interface SqliteStorageOptions {
    */
   readonly readCache?: boolean
   readonly eventCacheSize?: number
-  readonly encounterCacheSize?: number
 }
-
-/**
- * Encounters kept by default: two and a half pages of 100, the reads that recur (a list's first
- * pages, a claim being worked). A kept encounter with its render holds about 4.6 KB of heap, and
- * the engine lets the heap grow to several times what is live before collecting it in full, so
- * each one costs several times that in peak memory: 1,000 kept (of 2,000 allowed) raised the peak
- * under create load by about 10 MiB.
- */
-const ENCOUNTERS_KEPT = 256
 
 const NO_ROWS: ReadonlyArray<Row> = []
 const ONE_ROW: ReadonlyArray<Row> = [{}]
@@ -76,15 +68,10 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
     // (`PRAGMA data_version`, read with the write lock held) and whenever a write is undone.
     const feedTimes = new Map<string, string>()
     const feed: FeedTimes = { get: (ws) => feedTimes.get(ws), set: (ws, at) => void feedTimes.set(ws, at) }
-    const dataVersion = driver.prepare("PRAGMA data_version")
-    let seenVersion: unknown
+    const others = watchDataVersion(driver)
     const queue = makeWriteQueue(driver, reads, acknowledger(options.walSync, metrics), options.maxBatch ?? 256, metrics, {
       begun: () => {
-        const version = dataVersion.get()?.data_version
-        if (version !== seenVersion) {
-          feedTimes.clear()
-          seenVersion = version
-        }
+        if (others.changedElsewhere()) feedTimes.clear()
       },
       undone: () => feedTimes.clear()
     })
@@ -98,13 +85,13 @@ export const makeSqliteStorage = (driver: SqliteDriver, reads: ReadBatching, opt
           reads.ensure()
           return f()
         },
-        catch: (cause) => new StorageError({ operation, cause })
+        catch: (cause) => new StorageError({ operation, cause, unavailable: sqliteUnavailable(cause) })
       })
     const exec: Executor = {
       dialect: sqliteDialect,
       ...(options.readCache === false
         ? {}
-        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000, encounters: options.encounterCacheSize ?? ENCOUNTERS_KEPT }) }),
+        : { caches: makeReadCaches({ events: options.eventCacheSize ?? 10_000 }) }),
       read: (operation, program) => read(operation, () => run(program)),
       write: <R>(w: Write<R>) =>
         queue.submit<WriteResult<R>>(w.operation, () => {

@@ -1,5 +1,6 @@
 import { Effect, Exit } from "effect"
-import { StorageError, unavailableReason } from "../../domain/errors.js"
+import { StorageError } from "../../domain/errors.js"
+import { sqliteUnavailable } from "../sql/unavailable.js"
 import type { MetricsSink } from "../../ports/metrics.js"
 import type { Acknowledger } from "./acknowledger.js"
 import type { ReadBatching, SqliteDriver } from "./driver.js"
@@ -61,7 +62,7 @@ export const makeWriteQueue = (
   const release = q("RELEASE w")
   const rollbackTo = q("ROLLBACK TO w")
 
-  const failure = (operation: string, cause: unknown) => new StorageError({ operation, cause })
+  const failure = (operation: string, cause: unknown) => new StorageError({ operation, cause, unavailable: sqliteUnavailable(cause) })
 
   const flush = (): void => {
     scheduled = false
@@ -83,7 +84,7 @@ export const makeWriteQueue = (
     } catch (cause) {
       const now = Date.now()
       busySince ??= now
-      if (unavailableReason(cause) === "busy" && !closed && now - busySince < busyTimeoutMs) {
+      if (sqliteUnavailable(cause) === "busy" && !closed && now - busySince < busyTimeoutMs) {
         scheduled = true
         setTimeout(flush, 10)
         return

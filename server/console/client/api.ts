@@ -1,5 +1,5 @@
 import { h } from "./dom.js"
-import { field, list, str, strings } from "./format.js"
+import { field, list, num, str, strings } from "./format.js"
 
 /** The signed-in workspace and what its key may do; the CSRF token goes with every write. */
 export interface SessionInfo {
@@ -9,6 +9,10 @@ export interface SessionInfo {
   readonly csrf: string
   /** The claim status vocabulary, as the server knows it. */
   readonly claimStatuses: ReadonlyArray<string>
+  /** The event types the feed holds (the server's one list). */
+  readonly eventTypes: ReadonlyArray<string>
+  /** The longest note a status move keeps. */
+  readonly noteMaxLength: number
 }
 
 let current: SessionInfo | undefined
@@ -25,7 +29,9 @@ const toSession = (body: unknown): SessionInfo => ({
   workspaceSlug: str(field(body, "workspace"), "slug"),
   scopes: strings(body, "scopes"),
   csrf: str(body, "csrf_token"),
-  claimStatuses: strings(body, "claim_statuses")
+  claimStatuses: strings(body, "claim_statuses"),
+  eventTypes: strings(body, "event_types"),
+  noteMaxLength: num(body, "note_max_length")
 })
 
 /** A refused request: its status and the server's problem details. */

@@ -1,8 +1,7 @@
-import { getJson } from "./api.js"
+import { getJson, session } from "./api.js"
 import { h, link, navigate, replace, table } from "./dom.js"
 import { field, dateTime, list, optStr, str, statusLabel } from "./format.js"
 
-const TYPES = ["ExternalApi.Encounter.Created", "ExternalApi.Encounter.StatusUpdated"] as const
 const FILTERS = ["event_type", "created_from", "created_to"] as const
 
 /** An event type without its namespace: "Created", "StatusUpdated". */
@@ -14,7 +13,7 @@ const filterForm = (params: URLSearchParams) => {
     "select",
     { id: "f-event_type", name: "event_type" },
     h("option", { value: "", selected: chosen === "" }, "Any type"),
-    TYPES.map((t) => h("option", { value: t, selected: chosen === t }, typeLabel(t)))
+    (session()?.eventTypes ?? []).map((t) => h("option", { value: t, selected: chosen === t }, typeLabel(t)))
   )
   const date = (name: string, label: string) => [
     h("label", { for: `f-${name}` }, label),

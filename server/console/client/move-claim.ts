@@ -1,4 +1,4 @@
-import { describeError, postJson } from "./api.js"
+import { describeError, postJson, session } from "./api.js"
 import { h, notice, replace } from "./dom.js"
 import { statusLabel } from "./format.js"
 
@@ -22,7 +22,8 @@ export const moveClaimForm = (
     { id: `move-${n}`, name: "status", required: true },
     allowed.map((s) => h("option", { value: s }, statusLabel(s)))
   )
-  const note = h("input", { id: `note-${n}`, name: "note", type: "text", maxlength: "2000", autocomplete: "off" })
+  const limit = session()?.noteMaxLength
+  const note = h("input", { id: `note-${n}`, name: "note", type: "text", autocomplete: "off", ...(limit === undefined ? {} : { maxlength: String(limit) }) })
   // In a table row the labels are read out but not shown, and the note is left for the detail view.
   const labelClass = options.compact === true ? "visually-hidden" : undefined
   const status = h("div", {})

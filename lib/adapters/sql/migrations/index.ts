@@ -9,7 +9,8 @@ import encounterRevision from "./0007-encounter-revision.js"
 import dropDuplicateClaimsIndex from "./0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "./0009-deliveries-due-by-endpoint.js"
 import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
-import x12Bounds from "./0011-x12-bounds.js"
+import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
+import x12Bounds from "./0012-x12-bounds.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -26,11 +27,12 @@ export const migrations = Migrator.fromRecord({
   "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
   "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
   "10_accepted_request_by_encounter": acceptedRequestByEncounter,
-  "11_x12_bounds": x12Bounds
+  "11_webhook_endpoint_slots": webhookEndpointSlots,
+  "12_x12_bounds": x12Bounds
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 11
+export const latestMigrationId = 12
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })

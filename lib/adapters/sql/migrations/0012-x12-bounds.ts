@@ -26,6 +26,13 @@ export default Effect.gen(function* () {
     pg: () => sql`UPDATE x12_files SET size = octet_length(body)`,
     orElse: () => sql`UPDATE x12_files SET size = length(body)`
   })
+  yield* sql`CREATE TABLE x12_file_bodies (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    body ${sql.onDialectOrElse({ pg: () => sql.literal("BYTEA"), orElse: () => sql.literal("BLOB") })} NOT NULL
+  )`
+  yield* sql`INSERT INTO x12_file_bodies (id, workspace_id, body) SELECT id, workspace_id, body FROM x12_files`
+  yield* sql`ALTER TABLE x12_files DROP COLUMN body`
   yield* sql`CREATE TABLE x12_file_outcomes (
     id TEXT PRIMARY KEY,
     workspace_id TEXT NOT NULL,

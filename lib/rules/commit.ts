@@ -1,0 +1,48 @@
+import { Effect } from "effect"
+import type { StorageError } from "../domain/errors.js"
+import type { WorkspaceId } from "../domain/ids.js"
+import type { WebhookSubscription } from "../domain/webhook.js"
+import { Ids } from "../ports/clock.js"
+import { Storage } from "../ports/storage.js"
+import type { CommittedWrite, Step, Write, WriteResult } from "../ports/write.js"
+import { notifyDeliveries } from "../webhooks/signal.js"
+import { deliveriesFor } from "./webhook-outbox.js"
+
+/**
+ * The one path by which rules write. A write that appends events gets, in the same transaction,
+ * the outbox delivery of each event to every enabled endpoint of its workspace that takes the
+ * event's type (the endpoints are read just before the write); after it is written, the delivery
+ * worker is nudged. Storage takes only a `CommittedWrite`, which this function alone makes, so a
+ * rule cannot record an event without its deliveries (nor a delivery without its event).
+ */
+export const commit = <R>(write: Write<R>): Effect.Effect<WriteResult<R>, StorageError, Storage | Ids> =>
+  Effect.gen(() => commitGen(write))
+
+function* commitGen<R>(write: Write<R>) {
+  const storage = yield* Storage
+  // The workspaces whose events this write appends (almost always one).
+  let workspaces: Array<WorkspaceId> | undefined
+  for (const step of write.steps) {
+    if (step._tag !== "AppendEvent") continue
+    const ws = step.event.workspace_id
+    if (workspaces === undefined) workspaces = [ws]
+    else if (!workspaces.includes(ws)) workspaces.push(ws)
+  }
+  if (workspaces === undefined) return yield* storage.write(sealed(write))
+
+  const ids = yield* Ids
+  const endpoints = new Map<WorkspaceId, ReadonlyArray<WebhookSubscription>>()
+  for (const ws of workspaces) endpoints.set(ws, yield* storage.enabledWebhookEndpoints(ws))
+  const deliveries: Array<Step<R>> = []
+  for (const step of write.steps) {
+    if (step._tag !== "AppendEvent") continue
+    deliveries.push(...deliveriesFor(endpoints.get(step.event.workspace_id) ?? [], step.event, ids.next))
+  }
+  if (deliveries.length === 0) return yield* storage.write(sealed(write))
+  const result = yield* storage.write(sealed({ operation: write.operation, steps: [...write.steps, ...deliveries] }))
+  if (result._tag === "Written") yield* notifyDeliveries
+  return result
+}
+
+/** The brand storage asks for; given here only, to writes whose deliveries were added above. */
+const sealed = <R>(write: Write<R>): CommittedWrite<R> => write as CommittedWrite<R>
