@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { api, ensureBinary, removeTemps, type RunningBinary, runCli, startBinary, tempDb } from "../support/binary.js"
-import { bomb835, bomb999Ik4, bomb999Sets, importUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, reportUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
 
 /**
  * The security review's three hostile files against the compiled binary (its server on a SQLite
- * file, as shipped) at the 10 MiB body limit: each is answered within 2 s while /healthz answers
- * within 250 ms at p99; what each stores is bounded; the files list summaries; the outcomes and a
- * claim's remittances are paged over HTTP and through the CLI.
+ * file, as shipped) at the 10 MiB body limit: each is answered within 2 s, again and again, while
+ * two other clients' /healthz answer within 250 ms at the 99th percentile; what each stores is
+ * bounded; the files list summaries; the outcomes and a claim's remittances are paged over HTTP and
+ * through the CLI.
  */
 
 const LIMIT = 10 * 1024 * 1024
@@ -45,41 +46,48 @@ afterAll(async () => {
   removeTemps()
 })
 
-const answered = (r: Awaited<ReturnType<typeof importUnderLoad>>) => ({ status: r.status, within2s: r.ms < 2000, healthzP99Within250ms: r.healthzP99 < 250 })
+/** A fresh ISA13 per file, so no import is a duplicate of another. */
+let icn = 700
+const atLimit = (make: (icn: number, n: number) => string) => () => {
+  const control = ++icn
+  return make(control, repetitionsUnder(LIMIT, (n) => make(control, n)))
+}
+const under = { statuses: [200], slowest: "under 2 s", measured: "at least 100", p99: "at most 250 ms" }
 
 describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
-  test("80,000+ IK4s in one 999: imported within 2 s, /healthz p99 within 250 ms, at most one outcome per claim", async () => {
-    const text = bomb999Ik4(701, group, repetitionsUnder(LIMIT, (n) => bomb999Ik4(701, group, n)))
-    const r = await importUnderLoad(server.url, key, text)
-    expect(answered(r)).toEqual({ status: 200, within2s: true, healthzP99Within250ms: true })
-    expect(r.body.summary.total).toBeLessThanOrEqual(CLAIMS)
+  test("80,000+ IK4s in one 999: imported within 2 s, /healthz p99 within 250 ms, one outcome per claim", async () => {
+    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb999Ik4(c, group, n)))
+    reportUnderLoad("binary: 999 of IK4s", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    for (const a of r.answers) expect(a.body.summary.total).toBe(CLAIMS)
   }, SLOW)
 
   test("a 999 acknowledging the 100-claim batch over and over: 100 outcomes, not one per acknowledgment; the file list is a summary", async () => {
-    const text = bomb999Sets(702, group, repetitionsUnder(LIMIT, (n) => bomb999Sets(702, group, n)))
-    const r = await importUnderLoad(server.url, key, text)
-    expect(answered(r)).toEqual({ status: 200, within2s: true, healthzP99Within250ms: true })
-    expect(r.body.summary.total).toBe(CLAIMS)
+    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb999Sets(c, group, n)))
+    reportUnderLoad("binary: 999 of AK2 loops", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    const last = r.answers[r.answers.length - 1]!.body
+    expect(last.summary.total).toBe(CLAIMS)
     const files = await fetch(`${server.url}/api/x12/files`, { headers: { authorization: `Bearer ${key}` } })
-    const text_ = await files.text()
-    expect(text_.length).toBeLessThan(64 * 1024)
-    const listed = JSON.parse(text_).items[0]
-    expect([listed.id, listed.summary, listed.claims.length]).toEqual([r.body.id, r.body.summary, 20])
+    const listText = await files.text()
+    expect(listText.length).toBeLessThan(64 * 1024)
+    const listed = JSON.parse(listText).items[0]
+    expect([listed.id, listed.summary, listed.claims.length]).toEqual([last.id, last.summary, 20])
 
-    const page = await runCli(["x12", "outcomes", r.body.id, "--workspace", "default", "--limit", "60"], { db })
+    const page = await runCli(["x12", "outcomes", last.id, "--workspace", "default", "--limit", "60"], { db })
     expect([page.code, page.json.items.length, typeof page.json.next_page_token]).toEqual([0, 60, "string"])
-    const rest = await runCli(["x12", "outcomes", r.body.id, "--workspace", "default", "--limit", "60", "--page-token", page.json.next_page_token], { db })
+    const rest = await runCli(["x12", "outcomes", last.id, "--workspace", "default", "--limit", "60", "--page-token", page.json.next_page_token], { db })
     expect([rest.json.items.length, rest.json.next_page_token]).toEqual([40, null])
-    const files_ = await runCli(["x12", "files", "--workspace", "default", "--limit", "1"], { db })
-    expect(files_.json.items[0]).toEqual(listed)
+    const viaCli = await runCli(["x12", "files", "--workspace", "default", "--limit", "1"], { db })
+    expect(viaCli.json.items[0]).toEqual(listed)
   }, SLOW)
 
   test("one claim's CLP repeated up to 10 MiB: refused within 2 s; the claim gains no remittance", async () => {
     const target = claims[0]!
-    const text = bomb835(703, repetitionsUnder(LIMIT, (n) => bomb835(703, n, () => target.pcn)), () => target.pcn)
-    const r = await importUnderLoad(server.url, key, text)
-    expect(answered(r)).toEqual({ status: 422, within2s: true, healthzP99Within250ms: true })
-    expect(r.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
+    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb835(c, n, () => target.pcn)))
+    reportUnderLoad("binary: 835 of one claim's CLPs", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual({ ...under, statuses: [422] })
+    expect(r.answers[0]!.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
     const read = await api(server.url, key, `/api/encounters/${target.encounter}`)
     expect(read.body.latest_claim.remittances).toEqual([])
   }, SLOW)
@@ -90,7 +98,7 @@ describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
       const res = await fetch(`${server.url}/api/x12/inbound`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/edi-x12" },
-        body: bomb835(710 + f, 3, () => target.pcn)
+        body: bomb835(780 + f, 3, () => target.pcn)
       })
       expect(res.status).toBe(200)
     }

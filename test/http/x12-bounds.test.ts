@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { bomb835, bomb999Ik4, bomb999Sets, importUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, reportUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
 import { api, expectProblem, unknownUuid } from "./client.js"
 
 /**
  * The hostile files of the security review, over HTTP on a SQLite file at the 10 MiB body limit:
- * each is answered (imported within bounds, or refused) within 2 s while /healthz keeps answering
- * within 250 ms; what they store is bounded; the files list summaries; outcomes and remittances are
- * paged on their own routes.
+ * each is answered (imported within bounds, or refused) within 2 s, again and again, while two
+ * other clients' /healthz answer within 250 ms at the 99th percentile; what they store is bounded;
+ * the files list summaries; outcomes and remittances are paged on their own routes.
  */
 
 const LIMIT = 10 * 1024 * 1024
@@ -28,6 +28,14 @@ const claims: Array<{ encounter: string; claim: string; pcn: string }> = []
 const writer = () => ({ key: server.keys.aWriter })
 const x12 = (text: string) => ({ ...writer(), raw: text, headers: { "content-type": "application/edi-x12" } })
 const pcn = (i: number) => `PCN${String(i).padStart(7, "0")}`
+/** A fresh ISA13 per file, so no import is a duplicate of another. */
+let icn = 900
+/** The file `make` makes at the body limit, under a fresh ISA13. */
+const atLimit = (make: (icn: number, n: number) => string) => () => {
+  const control = ++icn
+  return make(control, repetitionsUnder(LIMIT, (n) => make(control, n)))
+}
+const under = { statuses: [200], slowest: "under 2 s", measured: "at least 100", p99: "at most 250 ms" }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "encounterd-x12-bounds-"))
@@ -50,43 +58,43 @@ afterAll(async () => {
 
 describe("hostile files at the 10 MiB limit", () => {
   test("a 999 of IK4 element errors: imported within 2 s, /healthz p99 within 250 ms, one outcome per claim of the set", async () => {
-    const text = bomb999Ik4(901, group, repetitionsUnder(LIMIT, (n) => bomb999Ik4(901, group, n)))
-    expect(text.length).toBeGreaterThan(LIMIT - 100)
-    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
-    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
-    expect(r.body.summary.total).toBeLessThanOrEqual(CLAIMS)
-    expect(r.body.claims.every((c: { outcome: string }) => c.outcome === "status_changed")).toBe(true)
+    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb999Ik4(c, group, n)))
+    reportUnderLoad("999 of IK4s", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    for (const a of r.answers) expect(a.body.summary.total).toBe(CLAIMS)
+    expect(r.answers[0]!.body.claims.every((c: { outcome: string }) => c.outcome === "status_changed")).toBe(true)
   }, SLOW)
 
   test("a 999 acknowledging the batch's set over and over: within 2 s, one outcome per claim, the list of files a summary", async () => {
-    const text = bomb999Sets(902, group, repetitionsUnder(LIMIT, (n) => bomb999Sets(902, group, n)))
-    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
-    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
-    const outcomes = r.body.summary.total
-    expect(outcomes).toBeLessThanOrEqual(CLAIMS)
-    expect(r.body.claims[0].detail).toMatch(/named \d+ times in this file; the last entry kept/)
+    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb999Sets(c, group, n)))
+    reportUnderLoad("999 of AK2 loops", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    const last = r.answers[r.answers.length - 1]!.body
+    expect(last.summary.total).toBe(CLAIMS)
+    expect(last.claims[0].detail).toMatch(/named \d+ times in this file; the last entry kept/)
     const files = await call("GET", "/api/x12/files")
     expect(files.text.length).toBeLessThan(64 * 1024)
-    expect(files.body.items[0]).toMatchObject({ id: r.body.id, kind: "999", summary: r.body.summary })
-    expect(files.body.items[0].claims.length).toBeLessThanOrEqual(20)
+    expect(files.body.items[0]).toMatchObject({ id: last.id, kind: "999", summary: last.summary })
+    expect(files.body.items[0].claims.length).toBe(20)
     // Every outcome, paged in file order, once.
     const seen: Array<string> = []
-    let page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30`)
+    let page = await call("GET", `/api/x12/files/${last.id}/outcomes?limit=30`)
     seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
     while (page.body.next_page_token !== null) {
-      page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30&page_token=${page.body.next_page_token}`)
+      page = await call("GET", `/api/x12/files/${last.id}/outcomes?limit=30&page_token=${page.body.next_page_token}`)
       seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
     }
-    expect([seen.length, new Set(seen).size]).toEqual([outcomes, outcomes])
-    expect((await call("GET", `/api/x12/files/${r.body.id}`)).body).toEqual(files.body.items[0])
+    expect([seen.length, new Set(seen).size]).toEqual([CLAIMS, CLAIMS])
+    expect((await call("GET", `/api/x12/files/${last.id}`)).body).toEqual(files.body.items[0])
   }, SLOW)
 
   test("an 835 repeating one claim's CLP: refused within 2 s, nothing stored on the claim", async () => {
     const target = claims[0]!
-    const text = bomb835(903, repetitionsUnder(LIMIT, (n) => bomb835(903, n, () => target.pcn)), () => target.pcn)
-    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
-    expect({ status: r.status, code: r.body.code, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 422, code: "invalid_x12", fast: true, healthz: true })
-    expect(r.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
+    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb835(c, n, () => target.pcn)))
+    reportUnderLoad("835 of one claim's CLPs", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual({ ...under, statuses: [422] })
+    expect(r.answers[0]!.body.code).toBe("invalid_x12")
+    expect(r.answers[0]!.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
     const read = await call("GET", `/api/encounters/${target.encounter}`)
     expect([read.body.latest_claim.remittances, read.body.latest_claim.more_remittances]).toEqual([[], false])
     expect((await call("GET", "/api/x12/files?limit=1")).body.items[0]).toMatchObject({ kind: "invalid", summary: { total: 0 } })
@@ -94,10 +102,11 @@ describe("hostile files at the 10 MiB limit", () => {
 
   test("an 835 naming claims no one has: within 2 s, at most 1001 outcomes", async () => {
     const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
-    const text = bomb835(904, repetitionsUnder(LIMIT, (n) => bomb835(904, n, unknown)), unknown)
-    const r = await importUnderLoad(server.url, server.keys.aWriter, text)
-    expect({ status: r.status, fast: r.ms < 2000, healthz: r.healthzP99 < 250 }).toEqual({ status: 200, fast: true, healthz: true })
-    expect([r.body.summary.total, r.body.summary.unmatched, r.body.claims.length]).toEqual([1001, 1001, 1000])
+    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb835(c, n, unknown)))
+    reportUnderLoad("835 of unknown claims", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    const a = r.answers[0]!.body
+    expect([a.summary.total, a.summary.unmatched, a.claims.length]).toEqual([1001, 1001, 1000])
   }, SLOW)
 })
 
@@ -106,7 +115,7 @@ describe("a claim's remittances", () => {
     const target = claims[1]!
     // Eight 835s, each with three CLPs for the claim (the most one file may carry).
     for (let f = 0; f < 8; f++) {
-      const res = await call("POST", "/api/x12/inbound", x12(bomb835(910 + f, 3, () => target.pcn)))
+      const res = await call("POST", "/api/x12/inbound", x12(bomb835(980 + f, 3, () => target.pcn)))
       expect(res.status).toBe(200)
     }
     const read = (await call("GET", `/api/encounters/${target.encounter}`)).body.latest_claim

@@ -74,11 +74,13 @@ export function* readInterchangePaced(text: string): Paced<Either.Either<Interch
     const sets: Array<TransactionSet> = []
     while (i < segments.length && segments[i]!.id === "ST") {
       const st = segments[i++]!
-      const body: Array<ReadSegment> = []
+      const from = i
       while (i < segments.length && !SET_END.has(segments[i]!.id)) {
-        body.push(segments[i++]!)
+        i++
         if (i % PACE === 0) yield
       }
+      // One copy of the set's segments, not a push per segment.
+      const body: ReadonlyArray<ReadSegment> = segments.slice(from, i)
       const se = segments[i]
       if (se === undefined) return fail(end, `missing SE for the transaction set at segment ${st.position}`)
       if (se.id !== "SE") return fail(se, `missing SE for the transaction set at segment ${st.position}`)

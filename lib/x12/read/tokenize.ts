@@ -88,22 +88,27 @@ export function* tokenizePaced(input: string): Paced<Either.Either<Tokens, X12Re
     let end = last ? text.length : terminator
     while (start < end && isLineBreak(text.charCodeAt(start))) start++
     while (end > start && isLineBreak(text.charCodeAt(end - 1))) end--
-    const raw = text.slice(start, end)
     const position = segments.length + 1
-    const first = raw.charCodeAt(0)
+    const first = text.charCodeAt(start)
     // Only a piece that starts with white space can be blank (`trim` knows every kind of it).
-    if (raw === "" || ((first <= 32 || first > 126) && raw.trim() === "")) {
+    if (start === end || ((first <= 32 || first > 126) && text.slice(start, end).trim() === "")) {
       if (last) break
       return fail("(empty)", position, "empty segment")
     }
-    const elements = raw.split(delimiters.element)
-    const id = elements.shift() ?? ""
+    // The id, then the elements cut from the text itself (no copy of the whole segment first).
+    const cut = text.indexOf(delimiters.element, start)
+    const idEnd = cut === -1 || cut > end ? end : cut
+    const id = text.slice(start, idEnd)
     if (!SEGMENT_ID.test(id)) return fail(id.slice(0, 12), position, "not a segment id: wrong delimiters or a broken segment")
     if (last) return fail(id, position, "segment without terminator: the file is truncated")
-    for (let n = 0; n < elements.length; n++) {
-      const length = elements[n]!.length
-      if (length > MAX_ELEMENT_LENGTH) {
-        return fail(id, position, `${id}${String(n + 1).padStart(2, "0")} is ${length} characters, longer than any X12 element (at most ${MAX_ELEMENT_LENGTH} are read)`)
+    const elements = idEnd === end ? [] : text.slice(idEnd + 1, end).split(delimiters.element)
+    // No element is longer than its segment: the check is needed only for long segments.
+    if (end - start > MAX_ELEMENT_LENGTH) {
+      for (let n = 0; n < elements.length; n++) {
+        const length = elements[n]!.length
+        if (length > MAX_ELEMENT_LENGTH) {
+          return fail(id, position, `${id}${String(n + 1).padStart(2, "0")} is ${length} characters, longer than any X12 element (at most ${MAX_ELEMENT_LENGTH} are read)`)
+        }
       }
     }
     segments.push({ id, position, elements, componentSeparator: delimiters.component })
