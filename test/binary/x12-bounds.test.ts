@@ -92,6 +92,14 @@ describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
     expect(read.body.latest_claim.remittances).toEqual([])
   }, SLOW)
 
+  test("an 835 naming 130,000 claims no one has: within 2 s, 1001 outcomes", async () => {
+    const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
+    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb835(c, n, unknown)))
+    reportUnderLoad("binary: 835 of unknown claims", LIMIT, r)
+    expect(boundedUnderLoad(r)).toEqual(under)
+    for (const a of r.answers) expect([a.body.summary.total, a.body.claims.length]).toEqual([1001, 1000])
+  }, SLOW)
+
   test("a claim paid in many files: reads carry its 20 most recent remittances, the route and the CLI page all of them", async () => {
     const target = claims[1]!
     for (let f = 0; f < 8; f++) {

@@ -1,19 +1,19 @@
-import { rmSync } from "node:fs"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, reportUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+import { bomb835, bomb999Ik4, bomb999Sets, repetitionsUnder } from "../support/x12-bombs.js"
 import { api, expectProblem, unknownUuid } from "./client.js"
 
 /**
  * The hostile files of the security review, over HTTP on a SQLite file at the 10 MiB body limit:
- * each is answered (imported within bounds, or refused) within 2 s, again and again, while two
- * other clients' /healthz answer within 250 ms at the 99th percentile; what they store is bounded;
- * the files list summaries; outcomes and remittances are paged on their own routes.
+ * what they store is bounded, the files list summaries, outcomes and remittances are paged on their
+ * own routes. How fast they are answered, and how fast /healthz answers meanwhile, is asserted on
+ * the compiled binary (test/binary/x12-bounds.test.ts): here the server shares the test's process
+ * and event loop with its clients, so its timings say more about the test than the server.
  */
 
 const LIMIT = 10 * 1024 * 1024
@@ -35,7 +35,8 @@ const atLimit = (make: (icn: number, n: number) => string) => () => {
   const control = ++icn
   return make(control, repetitionsUnder(LIMIT, (n) => make(control, n)))
 }
-const under = { statuses: [200], slowest: "under 2 s", measured: "at least 100", p99: "at most 250 ms" }
+/** Imports one file at the body limit. */
+const importAtLimit = (make: (icn: number, n: number) => string) => call("POST", "/api/x12/inbound", x12(atLimit(make)()))
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "encounterd-x12-bounds-"))
@@ -57,56 +58,46 @@ afterAll(async () => {
 })
 
 describe("hostile files at the 10 MiB limit", () => {
-  test("a 999 of IK4 element errors: imported within 2 s, /healthz p99 within 250 ms, one outcome per claim of the set", async () => {
-    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb999Ik4(c, group, n)))
-    reportUnderLoad("999 of IK4s", LIMIT, r)
-    expect(boundedUnderLoad(r)).toEqual(under)
-    for (const a of r.answers) expect(a.body.summary.total).toBe(CLAIMS)
-    expect(r.answers[0]!.body.claims.every((c: { outcome: string }) => c.outcome === "status_changed")).toBe(true)
+  test("a 999 of IK4 element errors: one outcome per claim of the set", async () => {
+    const r = await importAtLimit((c, n) => bomb999Ik4(c, group, n))
+    expect([r.status, r.body.summary.total]).toEqual([200, CLAIMS])
+    expect(r.body.claims.every((c: { outcome: string }) => c.outcome === "status_changed")).toBe(true)
   }, SLOW)
 
-  test("a 999 acknowledging the batch's set over and over: within 2 s, one outcome per claim, the list of files a summary", async () => {
-    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb999Sets(c, group, n)))
-    reportUnderLoad("999 of AK2 loops", LIMIT, r)
-    expect(boundedUnderLoad(r)).toEqual(under)
-    const last = r.answers[r.answers.length - 1]!.body
-    expect(last.summary.total).toBe(CLAIMS)
-    expect(last.claims[0].detail).toMatch(/named \d+ times in this file; the last entry kept/)
+  test("a 999 acknowledging the batch's set over and over: one outcome per claim, the list of files a summary, the outcomes paged", async () => {
+    const r = await importAtLimit((c, n) => bomb999Sets(c, group, n))
+    expect([r.status, r.body.summary.total]).toEqual([200, CLAIMS])
+    expect(r.body.claims[0].detail).toMatch(/named \d+ times in this file; the last entry kept/)
     const files = await call("GET", "/api/x12/files")
     expect(files.text.length).toBeLessThan(64 * 1024)
-    expect(files.body.items[0]).toMatchObject({ id: last.id, kind: "999", summary: last.summary })
+    expect(files.body.items[0]).toMatchObject({ id: r.body.id, kind: "999", summary: r.body.summary })
     expect(files.body.items[0].claims.length).toBe(20)
     // Every outcome, paged in file order, once.
     const seen: Array<string> = []
-    let page = await call("GET", `/api/x12/files/${last.id}/outcomes?limit=30`)
+    let page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30`)
     seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
     while (page.body.next_page_token !== null) {
-      page = await call("GET", `/api/x12/files/${last.id}/outcomes?limit=30&page_token=${page.body.next_page_token}`)
+      page = await call("GET", `/api/x12/files/${r.body.id}/outcomes?limit=30&page_token=${page.body.next_page_token}`)
       seen.push(...page.body.items.map((o: { claim_id: string }) => o.claim_id))
     }
     expect([seen.length, new Set(seen).size]).toEqual([CLAIMS, CLAIMS])
-    expect((await call("GET", `/api/x12/files/${last.id}`)).body).toEqual(files.body.items[0])
+    expect((await call("GET", `/api/x12/files/${r.body.id}`)).body).toEqual(files.body.items[0])
   }, SLOW)
 
-  test("an 835 repeating one claim's CLP: refused within 2 s, nothing stored on the claim", async () => {
+  test("an 835 repeating one claim's CLP: refused, nothing stored on the claim", async () => {
     const target = claims[0]!
-    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb835(c, n, () => target.pcn)))
-    reportUnderLoad("835 of one claim's CLPs", LIMIT, r)
-    expect(boundedUnderLoad(r)).toEqual({ ...under, statuses: [422] })
-    expect(r.answers[0]!.body.code).toBe("invalid_x12")
-    expect(r.answers[0]!.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
+    const r = await importAtLimit((c, n) => bomb835(c, n, () => target.pcn))
+    expectProblem(r, 422, "invalid_x12")
+    expect(r.body.detail).toContain(`the 4th CLP for patient control number ${target.pcn}`)
     const read = await call("GET", `/api/encounters/${target.encounter}`)
     expect([read.body.latest_claim.remittances, read.body.latest_claim.more_remittances]).toEqual([[], false])
     expect((await call("GET", "/api/x12/files?limit=1")).body.items[0]).toMatchObject({ kind: "invalid", summary: { total: 0 } })
   }, SLOW)
 
-  test("an 835 naming claims no one has: within 2 s, at most 1001 outcomes", async () => {
+  test("an 835 naming claims no one has: 1001 outcomes, the answer listing 1000", async () => {
     const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
-    const r = await importsUnderLoad(server.url, server.keys.aWriter, atLimit((c, n) => bomb835(c, n, unknown)))
-    reportUnderLoad("835 of unknown claims", LIMIT, r)
-    expect(boundedUnderLoad(r)).toEqual(under)
-    const a = r.answers[0]!.body
-    expect([a.summary.total, a.summary.unmatched, a.claims.length]).toEqual([1001, 1001, 1000])
+    const r = await importAtLimit((c, n) => bomb835(c, n, unknown))
+    expect([r.status, r.body.summary.total, r.body.summary.unmatched, r.body.claims.length]).toEqual([200, 1001, 1001, 1000])
   }, SLOW)
 })
 
