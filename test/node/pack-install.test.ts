@@ -46,7 +46,7 @@ beforeAll(async () => {
   if (offline.code !== 0 && offline.stderr.includes("ENOTCACHED")) expectOk(await run([...install, "--prefer-offline"], dir), "npm ci")
   else expectOk(offline, "npm ci --offline")
   reuseSqliteAddon(repo, dir)
-  for (const file of readmeExamples()) copyFileSync(join(repo, file), join(dir, file.replace(/^.*\//, "")))
+  for (const file of readmeExamples().filter((f) => f.startsWith("examples/"))) copyFileSync(join(repo, file), join(dir, file.replace(/^.*\//, "")))
 }, 300_000)
 
 describe("the packed library installed in a fresh project", () => {
@@ -60,7 +60,7 @@ describe("the packed library installed in a fresh project", () => {
     expect(existsSync(join(dir, "node_modules", "effect", "package.json"))).toBe(true)
   })
 
-  for (const file of readmeExamples()) {
+  for (const file of readmeExamples().filter((f) => f.startsWith("examples/"))) {
     const name = file.replace(/^.*\//, "")
     test(`node ${name} prints what the README shows`, async () => {
       const r = await run(["node", name], dir)
