@@ -28,7 +28,8 @@ export const commands: Record<string, Command> = {
       summary: "Create a workspace. Prints {id, slug, name}.",
       options: { slug: { type: "string", help: "Unique slug: lower-case letters, digits, dashes" }, name: { type: "string", help: "Display name" }, db: dbOption }
     },
-    run: (p) => withDb(dbPath(p), createWorkspace(required(p, "slug"), required(p, "name")))
+    // The first command on a new installation may be this one: it may create the database.
+    run: (p) => withDb(dbPath(p), createWorkspace(required(p, "slug"), required(p, "name")), { create: true })
   },
   "workspaces list": {
     spec: { usage: "encounterd workspaces list [--db FILE]", summary: "List workspaces as a JSON array.", options: { db: dbOption } },
@@ -118,7 +119,7 @@ export const commands: Record<string, Command> = {
     }
   },
   migrate: {
-    spec: { usage: "encounterd migrate [--db FILE]", summary: "Apply pending schema migrations (serve does it too).", options: { db: dbOption } },
+    spec: { usage: "encounterd migrate [--db FILE]", summary: "Apply pending schema migrations, creating the database when it is missing (serve does both too).", options: { db: dbOption } },
     run: (p) =>
       withDb(
         dbPath(p),
@@ -127,7 +128,8 @@ export const commands: Record<string, Command> = {
           const admin = yield* DatabaseAdmin
           const migrations = yield* admin.migrations()
           return { db: admin.description, migrations }
-        })
+        }),
+        { create: true }
       )
   },
   ...x12Commands

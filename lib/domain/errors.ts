@@ -176,6 +176,18 @@ export class DatabaseUnusable extends Schema.TaggedError<DatabaseUnusable>()("Da
   }
 }
 
+/**
+ * A database that had to exist is not there (a store opened with `mustExist`): nothing was
+ * created. A mistyped path must not become a new, empty database.
+ */
+export class DatabaseMissing extends Schema.TaggedError<DatabaseMissing>()("DatabaseMissing", {
+  database: Schema.String
+}) {
+  override get message() {
+    return `No database at ${this.database}; nothing was created`
+  }
+}
+
 /** A backup could not be written, or its copy failed the integrity check. */
 export class BackupFailed extends Schema.TaggedError<BackupFailed>()("BackupFailed", {
   out: Schema.String,
