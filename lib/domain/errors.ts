@@ -201,7 +201,8 @@ export class BackupFailed extends Schema.TaggedError<BackupFailed>()("BackupFail
 /** The system's own words for a failure (`SQLITE_CANTOPEN: unable to open database file`, `ENOENT ...`). */
 export const reasonOf = (cause: unknown): string => {
   if (cause instanceof Error) {
-    const code = "code" in cause && typeof cause.code === "string" ? `${cause.code}: ` : ""
+    // Node's own messages already begin with their code (`ENOENT: no such file ...`); SQLite's do not.
+    const code = "code" in cause && typeof cause.code === "string" && !cause.message.startsWith(cause.code) ? `${cause.code}: ` : ""
     return `${code}${cause.message}`
   }
   return String(cause)
