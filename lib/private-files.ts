@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs"
 import { basename, dirname, join, relative, resolve, sep } from "node:path"
 
 /**
@@ -73,6 +73,36 @@ export interface StagedFile {
 export const stagePrivateFile = (target: string, data: string | Uint8Array): StagedFile => {
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.partial`)
   writeNewPrivateFile(temp, data)
+  return { temp, target }
+}
+
+/**
+ * Copies `source` into a new 0600 file beside `target` (as `stagePrivateFile`), in 1 MiB chunks,
+ * synced: the copy is owner-only from its creation whatever the source's mode.
+ */
+export const stagePrivateCopy = (source: string, target: string): StagedFile => {
+  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.partial`)
+  const from = openSync(source, "r")
+  try {
+    const to = openNewPrivateFile(temp)
+    try {
+      const chunk = Buffer.alloc(1 << 20)
+      for (;;) {
+        const read = readSync(from, chunk, 0, chunk.length, null)
+        if (read === 0) break
+        let written = 0
+        while (written < read) written += writeSync(to, chunk, written, read - written)
+      }
+      fsyncSync(to)
+    } catch (e) {
+      closeSync(to)
+      rmSync(temp, { force: true })
+      throw e
+    }
+    closeSync(to)
+  } finally {
+    closeSync(from)
+  }
   return { temp, target }
 }
 
