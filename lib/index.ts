@@ -244,11 +244,13 @@ export {
 } from "./domain/webhook-errors.js"
 /** Typed errors; each has a `_tag` and a readable `message`. */
 export {
+  ApiKeyGivenForId,
   ApiKeyNotFound,
   ClaimNotFound,
   EncounterNotFound,
   EventNotFound,
   BackupFailed,
+  DatabaseMissing,
   DatabaseUnusable,
   IntakeRequestNotFound,
   FieldIssue,

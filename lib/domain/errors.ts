@@ -114,6 +114,20 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
   }
 }
 
+/**
+ * A key id was asked for and an API key itself was given (`eik_…`, as `keys create` printed it).
+ * `key_id` is the id of the key it is, when it is a stored one. The key is never quoted back.
+ */
+export class ApiKeyGivenForId extends Schema.TaggedError<ApiKeyGivenForId>()("ApiKeyGivenForId", {
+  key_id: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return this.key_id === null
+      ? "This is an API key (eik_…), not a key id, and no such key is stored; key ids are listed by keys list --workspace SLUG"
+      : `This is an API key (eik_…), not a key id; its id is ${this.key_id}`
+  }
+}
+
 /** The presented key is missing, malformed, unknown or revoked. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   reason: Schema.String
