@@ -127,7 +127,7 @@ const umasks = [0o000, 0o022] as const
 
 describe("folders the server and the CLI create are 0700, whatever runs first and whatever the umask", () => {
   for (const umask of umasks) {
-    test(`serve on a new --db (umask ${umask.toString(8).padStart(3, "0")}): the folder 0700 (the webhook key is written into it first), key and database 0600`, async () => {
+    test(`serve on a new --db (umask ${umask.toString(8).padStart(3, "0")}): the folder 0700 (made with the database, the webhook key beside it), key and database 0600`, async () => {
       process.umask(umask)
       const dir = tempDir("modes-serve")
       chmodSync(dir, 0o755)
