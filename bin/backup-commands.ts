@@ -23,8 +23,8 @@ const keyFileOption = { "webhook-secret-key-file": webhookFlagSpecs["webhook-sec
 
 /** The key file a command's database uses: the flag, else beside a SQLite file. */
 const keyFileOf = (p: Parsed): string | undefined => {
-  const flag = str(p, "webhook-secret-key-file")
-  return flag !== undefined ? resolve(flag) : Option.getOrUndefined(Option.map(Option.fromNullable(defaultKeyFile(dbPath(p))), (f) => resolve(f)))
+  const file = str(p, "webhook-secret-key-file") ?? defaultKeyFile(dbPath(p))
+  return file === undefined ? undefined : resolve(file)
 }
 
 /** Backup or restore could not be done; what was written for it is removed. */
