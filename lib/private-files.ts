@@ -71,17 +71,26 @@ export interface StagedFile {
  * the folder is missing or not writable; nothing is left behind then.
  */
 export const stagePrivateFile = (target: string, data: string | Uint8Array): StagedFile => {
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.partial`)
-  writeNewPrivateFile(temp, data)
+  const temp = tempBeside(target)
+  try {
+    writeNewPrivateFile(temp, data)
+  } catch (e) {
+    // A write cut short (a full disk) leaves no part behind; a name taken was not ours to remove.
+    if (!(e instanceof Error && "code" in e && e.code === "EEXIST")) rmSync(temp, { force: true })
+    throw e
+  }
   return { temp, target }
 }
+
+/** A new temporary name in `target`'s folder, hidden (a leading dot) and unique. */
+const tempBeside = (target: string): string => join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.partial`)
 
 /**
  * Copies `source` into a new 0600 file beside `target` (as `stagePrivateFile`), in 1 MiB chunks,
  * synced: the copy is owner-only from its creation whatever the source's mode.
  */
 export const stagePrivateCopy = (source: string, target: string): StagedFile => {
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.partial`)
+  const temp = tempBeside(target)
   const from = openSync(source, "r")
   try {
     const to = openNewPrivateFile(temp)
@@ -134,7 +143,7 @@ export const publishStagedFile = ({ temp, target }: StagedFile): void => {
     linkSync(temp, target)
   } catch (e) {
     if (!noHardLinks(e)) throw e
-    if (existsSync(target)) throw Object.assign(new Error(`file already exists, link '${temp}' -> '${target}'`), { code: "EEXIST" })
+    if (existsSync(target)) throw Object.assign(new Error(`EEXIST: file already exists, '${target}'`), { code: "EEXIST" })
     renameSync(temp, target)
     syncFolder(dirname(target))
     return
