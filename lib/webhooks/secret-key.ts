@@ -6,9 +6,11 @@ import { newSecretBoxKey, secretBoxKey, type SecretBoxKey } from "./secret-box.j
 
 /**
  * Where the key that seals signing secrets lives. It is kept out of the database on purpose: a
- * copy of the database (or an `encounterd backup`) without the key reveals no signing secret.
+ * copy of the database file alone reveals no signing secret. (`encounterd backup` writes the key
+ * beside its copy, `BACKUP_KEY_SUFFIX`, since a copy restored without it cannot sign.)
  *
- * - SQLite: `webhook-secret.key` in the database's folder (created 0700 when missing), created on first use with mode 0600.
+ * - SQLite: `webhook-secret.key` in the database's folder (created 0700 when missing), created with
+ *   mode 0600 while the database holds no endpoint (`loadStoreKey`).
  * - PostgreSQL: no default; every instance must be given the same key file, since each one signs.
  * - In-memory databases: a fresh key per process (nothing outlives it anyway).
  */
