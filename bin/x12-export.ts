@@ -91,7 +91,7 @@ const place = (batch: X12Batch, staged: StagedFile, out: string) =>
   })
 
 /** Sends the claims as one batch whose file ends up at `out` (see the order above). */
-const exportBatch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray<string>, out: string) =>
+export const exportBatch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray<string>, out: string) =>
   Effect.gen(function* () {
     let staged: { readonly file: StagedFile; readonly batchId: string } | undefined
     const discard = () => {
