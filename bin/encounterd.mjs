@@ -21,6 +21,12 @@ const localBun = () => {
   }
 }
 
+// The package as installed from a tarball holds the library only (package.json "files").
+if (!existsSync(main)) {
+  process.stderr.write("encounterd: the CLI runs from a clone of the repository (npx encounterd) or as the release binary; this package holds the library only\n")
+  process.exit(1)
+}
+
 const bun = localBun()
 if (bun === undefined) {
   process.stderr.write("encounterd: Bun is not installed here; run npm install in the clone (bun is one of its devDependencies)\n")
