@@ -45,13 +45,19 @@ export const groupHelpText = (group: string, members: ReadonlyArray<readonly [st
   return `${lines.join("\n")}\n`
 }
 
-/** The first flag of `argv` (before a `--` that ends the flags) that is none of `known`, as written (`--workspce`, `-w`). */
-const unknownFlag = (argv: ReadonlyArray<string>, known: ReadonlyArray<string>): string | undefined => {
-  for (const arg of argv) {
+/**
+ * The first flag of `argv` (before a `--` that ends the flags) that is none of `options`, as
+ * written (`--workspce`, `-w`). The word after a string flag is its value, whatever it looks like.
+ */
+const unknownFlag = (argv: ReadonlyArray<string>, options: Record<string, { readonly type: "string" | "boolean" }>): string | undefined => {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
     if (arg === "--") return undefined
     if (!arg.startsWith("-") || arg === "-") continue
-    const name = arg.replace(/^-+/, "").split("=")[0] ?? ""
-    if (!arg.startsWith("--") || !known.includes(name)) return arg.split("=")[0]
+    const [flag = "", value] = arg.split("=", 2)
+    const option = flag.startsWith("--") ? options[flag.slice(2)] : undefined
+    if (option === undefined) return flag
+    if (option.type === "string" && value === undefined) i++
   }
   return undefined
 }
@@ -85,7 +91,7 @@ export const parse = (spec: CommandSpec, argv: ReadonlyArray<string>): Parsed | 
   for (const [name, o] of Object.entries(spec.options)) {
     options[name] = o.multiple === true ? { type: o.type, multiple: true } : { type: o.type }
   }
-  const unknown = unknownFlag(argv, Object.keys(options))
+  const unknown = unknownFlag(argv, options)
   if (unknown !== undefined) {
     const name = unknown.replace(/^-+/, "")
     // `-w` is no flag of ours; the one long flag it starts is what it most likely meant.
