@@ -70,7 +70,7 @@ const metrics = makeServerMetrics()
 const sqliteRuntime =
   storage === "sqlite"
     ? ManagedRuntime.make(
-        Layer.merge(databaseLayer({ db: file, synchronous }).pipe(Layer.provide(metrics.layer)), Layer.orDie(webhookSettingsLayer({ db: file })))
+        Layer.provideMerge(Layer.orDie(webhookSettingsLayer({ db: file })), databaseLayer({ db: file, synchronous }).pipe(Layer.provide(metrics.layer)))
       )
     : undefined
 const runtime = sqliteRuntime ?? ManagedRuntime.make(memoryLayer)

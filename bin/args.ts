@@ -45,17 +45,68 @@ export const groupHelpText = (group: string, members: ReadonlyArray<readonly [st
   return `${lines.join("\n")}\n`
 }
 
+/**
+ * The first flag of `argv` (before a `--` that ends the flags) that is none of `options`, as
+ * written (`--workspce`, `-w`). The word after a string flag is its value, whatever it looks like.
+ */
+const unknownFlag = (argv: ReadonlyArray<string>, options: Record<string, { readonly type: "string" | "boolean" }>): string | undefined => {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--") return undefined
+    if (!arg.startsWith("-") || arg === "-") continue
+    const [flag = "", value] = arg.split("=", 2)
+    const option = flag.startsWith("--") ? options[flag.slice(2)] : undefined
+    if (option === undefined) return flag
+    if (option.type === "string" && value === undefined) i++
+  }
+  return undefined
+}
+
+/** Levenshtein distance: the fewest insertions, deletions and substitutions from `a` to `b`. */
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
+    }
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+/** The known flag a mistyped one most likely meant: the nearest, when at most a third of its letters (at least 1) differ. */
+export const nearestFlag = (name: string, known: ReadonlyArray<string>): string | undefined => {
+  let best: { readonly flag: string; readonly d: number } | undefined
+  for (const flag of known) {
+    const d = editDistance(name, flag)
+    if (best === undefined || d < best.d) best = { flag, d }
+  }
+  return best !== undefined && best.d <= Math.max(1, Math.floor(name.length / 3)) ? best.flag : undefined
+}
+
 /** Parses flags strictly (unknown flags are usage errors); environment variables fill what flags leave unset. */
 export const parse = (spec: CommandSpec, argv: ReadonlyArray<string>): Parsed | "help" => {
   const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = { help: { type: "boolean" } }
   for (const [name, o] of Object.entries(spec.options)) {
     options[name] = o.multiple === true ? { type: o.type, multiple: true } : { type: o.type }
   }
+  const unknown = unknownFlag(argv, options)
+  if (unknown !== undefined) {
+    const name = unknown.replace(/^-+/, "")
+    // `-w` is no flag of ours; the one long flag it starts is what it most likely meant.
+    const starting = Object.keys(options).filter((flag) => flag.startsWith(name))
+    const near = !unknown.startsWith("--") && starting.length === 1 ? starting[0] : nearestFlag(name, Object.keys(options))
+    throw new UsageError(`unknown flag ${unknown}; ${near !== undefined ? `did you mean --${near}?` : "see --help"}`)
+  }
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e))
+    const message = e instanceof Error ? e.message : String(e)
+    // "Option '--db <value>' argument missing" in the CLI's words.
+    const missing = /^Option '(--[^ ']+)[^']*' argument missing/.exec(message)
+    throw new UsageError(missing !== null ? `${missing[1]} needs a value` : message)
   }
   if (parsed.values.help === true) return "help"
   const values: Record<string, string | boolean | Array<string> | undefined> = {}

@@ -1,7 +1,4 @@
-import { existsSync } from "node:fs"
-import { resolve } from "node:path"
 import { Effect } from "effect"
-import { isPostgresUrl } from "../lib/db-url.js"
 import { ClaimStatuses, isClaimStatus } from "../lib/domain/claim-status.js"
 import { Scopes, type Scope } from "../lib/domain/workspace.js"
 import { DatabaseAdmin } from "../lib/ports/database-admin.js"
@@ -16,6 +13,7 @@ import {
 } from "../lib/rules/workspaces.js"
 import { required, str, UsageError } from "./args.js"
 import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
+import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 
@@ -28,7 +26,8 @@ export const commands: Record<string, Command> = {
       summary: "Create a workspace. Prints {id, slug, name}.",
       options: { slug: { type: "string", help: "Unique slug: lower-case letters, digits, dashes" }, name: { type: "string", help: "Display name" }, db: dbOption }
     },
-    run: (p) => withDb(dbPath(p), createWorkspace(required(p, "slug"), required(p, "name")))
+    // The first command on a new installation may be this one: it may create the database.
+    run: (p) => withDb(dbPath(p), createWorkspace(required(p, "slug"), required(p, "name")), { create: true })
   },
   "workspaces list": {
     spec: { usage: "encounterd workspaces list [--db FILE]", summary: "List workspaces as a JSON array.", options: { db: dbOption } },
@@ -96,29 +95,10 @@ export const commands: Record<string, Command> = {
     }
   },
   ...webhookCommands,
-  backup: {
-    spec: {
-      usage: "encounterd backup --out FILE [--db FILE]",
-      summary:
-        "Write a consistent copy of the database (also while the server runs), with VACUUM INTO, owner-only, checked with PRAGMA integrity_check.",
-      options: { out: { type: "string", help: "Destination file (must not exist; its folder must)" }, db: dbOption }
-    },
-    run: (p) => {
-      // What the arguments themselves get wrong is a usage error (exit 2); what the system refuses is not.
-      if (isPostgresUrl(dbPath(p))) throw new UsageError("on PostgreSQL, back up with the engine's own tools (pg_dump, base backups)")
-      const out = resolve(required(p, "out"))
-      if (existsSync(out)) throw new UsageError(`${out} already exists`)
-      return withDb(
-        dbPath(p),
-        Effect.map(
-          Effect.flatMap(DatabaseAdmin, (admin) => admin.backup(out)),
-          (b) => ({ backup: b.backup, db: b.db, integrity: b.integrity })
-        )
-      )
-    }
-  },
+  backup: backupCommand,
+  restore: restoreCommand,
   migrate: {
-    spec: { usage: "encounterd migrate [--db FILE]", summary: "Apply pending schema migrations (serve does it too).", options: { db: dbOption } },
+    spec: { usage: "encounterd migrate [--db FILE]", summary: "Apply pending schema migrations, creating the database when it is missing (serve does both too).", options: { db: dbOption } },
     run: (p) =>
       withDb(
         dbPath(p),
@@ -127,7 +107,8 @@ export const commands: Record<string, Command> = {
           const admin = yield* DatabaseAdmin
           const migrations = yield* admin.migrations()
           return { db: admin.description, migrations }
-        })
+        }),
+        { create: true }
       )
   },
   ...x12Commands

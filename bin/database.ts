@@ -18,8 +18,10 @@ export const storageDefaults = { db: "./data/encounterd.sqlite", synchronous: "F
 /**
  * The service on the database `db` names: a `postgres://` URL selects PostgreSQL, anything else is
  * a SQLite file. Both provide the storage, clock, ids, the SqlClient and the database operations.
+ * `mustExist`: a missing SQLite file is refused (`DatabaseMissing`), never created; PostgreSQL
+ * databases are never created anyway.
  */
-export const databaseLayer = (config: StorageConfig) =>
+export const databaseLayer = (config: StorageConfig, open: { readonly mustExist?: boolean } = {}) =>
   isPostgresUrl(config.db)
     ? // Loaded only when asked for: the PostgreSQL client stays out of a SQLite server's start-up.
       Layer.orDie(
@@ -29,7 +31,7 @@ export const databaseLayer = (config: StorageConfig) =>
           )
         )
       )
-    : Layer.orDie(sqliteLayer(config.db, { synchronous: config.synchronous }))
+    : Layer.orDie(sqliteLayer(config.db, { synchronous: config.synchronous, ...(open.mustExist === true ? { mustExist: true } : {}) }))
 
 /** A database name fit for logs: a PostgreSQL URL without its credentials. */
 export const describeDb = (db: string): string => (isPostgresUrl(db) ? describePostgresUrl(db) : db)

@@ -16,7 +16,8 @@ ${commandList.map(([name, spec]) => `  ${name.padEnd(26)} ${summaryLine(spec)}`)
   ${"--version".padEnd(26)} Print the version
   ${"--help".padEnd(26)} Show this help
 
-Output: JSON on stdout, messages on stderr; exit 0 on success, 1 on failure, 2 on a usage error.
+Output: JSON on stdout, messages on stderr; exit 0 on success, 1 on failure, 2 on a usage error
+(x12 export: 3 when the batch was sent but its file could not be named; the message says where it is).
 `
 
 const isHelp = (arg: string | undefined): boolean => arg === "--help" || arg === "-h" || arg === "help"
@@ -24,18 +25,29 @@ const isHelp = (arg: string | undefined): boolean => arg === "--help" || arg ===
 /** The commands of a group such as `keys`, in the order they are declared. */
 const groupMembers = (group: string) => commandList.filter(([name]) => groupOf(name) === group)
 
+/** What failed: a command's typed failure, or a defect a layer made of one (an unusable database), or the error itself. */
+const failureOf = (e: unknown): unknown => {
+  if (!Runtime.isFiberFailure(e)) return e
+  const cause = e[Runtime.FiberFailureCauseId]
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") return failure.value
+  const died = Cause.dieOption(cause)
+  return died._tag === "Some" ? died.value : e
+}
+
 /** Domain failures carry a tag and a message; show those, never a stack. */
 const describe = (e: unknown): string => {
-  if (e instanceof UsageError) return e.message
-  if (Runtime.isFiberFailure(e)) {
-    const cause = e[Runtime.FiberFailureCauseId]
-    const failure = Cause.failureOption(cause)
-    // A typed failure, or one that a layer turned into a defect (an unusable database): its own message.
-    const reason = failure._tag === "Some" ? failure.value : Cause.dieOption(cause).pipe((d) => (d._tag === "Some" ? d.value : undefined))
-    if (typeof reason === "object" && reason !== null && "message" in reason) return String(reason.message)
-    return Cause.pretty(cause).split("\n")[0] ?? "failed"
-  }
-  return e instanceof Error ? e.message : String(e)
+  const reason = failureOf(e)
+  if (typeof reason === "object" && reason !== null && "message" in reason && typeof reason.message === "string") return reason.message
+  if (Runtime.isFiberFailure(reason)) return Cause.pretty(reason[Runtime.FiberFailureCauseId]).split("\n")[0] ?? "failed"
+  return String(reason)
+}
+
+/** 2 for usage errors, a failure's own code when it has one (x12 export's 3), else 1. */
+const exitCode = (e: unknown): number => {
+  if (e instanceof UsageError) return 2
+  const reason = failureOf(e)
+  return typeof reason === "object" && reason !== null && "exitCode" in reason && typeof reason.exitCode === "number" ? reason.exitCode : 1
 }
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -86,6 +98,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`encounterd: ${describe(e)}\n`)
-    process.exit(e instanceof UsageError ? 2 : 1)
+    process.exit(exitCode(e))
   }
 )

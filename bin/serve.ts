@@ -1,7 +1,9 @@
 import { fullGC } from "bun:jsc"
 import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
-import { webhookSettingsLayer } from "../lib/webhooks/settings.js"
+import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
+import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
+import { sealedUnderAnotherKey } from "../lib/webhooks/stored-secrets.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
@@ -76,10 +78,17 @@ export const serve = async (p: Parsed): Promise<never> => {
   const webhooks = webhookOptions(p, storage.db)
   // One registry: the storage reports commits and fsyncs into the one /metrics shows.
   const metrics = makeServerMetrics()
+  // The key is read (or made) once the database is open: a missing key file is made only while
+  // the database holds no sealed secret; with some, serve refuses to start (see settings.ts).
   const runtime = ManagedRuntime.make(
-    Layer.merge(databaseLayer(storage).pipe(Layer.provide(metrics.layer)), Layer.orDie(webhookSettingsLayer(webhooks)))
+    Layer.provideMerge(Layer.orDie(webhookSettingsLayer(webhooks)), databaseLayer(storage).pipe(Layer.provide(metrics.layer)))
   )
   const first = await runtime.runPromise(ensureFirstRun())
+  if (await runtime.runPromise(Effect.flatMap(WebhookSettings, (settings) => sealedUnderAnotherKey(settings.key)))) {
+    log("warn", "webhook secret key opens not every stored signing secret: deliveries to those endpoints fail until the key they were sealed under is put back", {
+      key_file: webhooks.keyFile ?? defaultKeyFile(storage.db) ?? null
+    })
+  }
   if (Option.isSome(first)) {
     const key = first.value
     process.stdout.write(`${JSON.stringify({ first_run: true, workspace: "default", ...key })}\n`)

@@ -1,17 +1,15 @@
 import { existsSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { Effect } from "effect"
-import { reasonOf } from "../lib/domain/errors.js"
-import { FileNotWritten, writeNewPrivateFile } from "../lib/private-files.js"
 import { getClearinghouseSettings, putClearinghouseSettings } from "../lib/rules/clearinghouse-settings.js"
 import { findWorkspace } from "../lib/rules/workspaces.js"
-import { createX12Batch, MAX_BATCH_CLAIMS } from "../lib/rules/x12-export.js"
 import { listClaimRemittances } from "../lib/rules/claim-remittances.js"
-import { getX12BatchFile, listX12FileOutcomes, listX12Files } from "../lib/rules/x12-reads.js"
+import { listX12FileOutcomes, listX12Files } from "../lib/rules/x12-reads.js"
 import { importX12File } from "../lib/rules/x12-import.js"
 import { type Parsed, required, str, UsageError } from "./args.js"
 import type { Command } from "./db-command.js"
 import { dbOption, dbPath, withDb } from "./db-command.js"
+import { x12ExportCommand } from "./x12-export.js"
 
 const workspaceOption = { type: "string", help: "Workspace slug" } as const
 const pageOptions = {
@@ -84,42 +82,7 @@ export const x12Commands: Record<string, Command> = {
     },
     run: (p) => withDb(dbPath(p), Effect.flatMap(findWorkspace(required(p, "workspace")), (ws) => getClearinghouseSettings(ws.id)))
   },
-  "x12 export": {
-    spec: {
-      usage: "encounterd x12 export --workspace SLUG --claims ID[,ID...] --out FILE [--db FILE]",
-      summary: `Send claims as one 837P batch (1 to ${MAX_BATCH_CLAIMS}; all move to submitted_to_payer) and write its file. Prints the batch.`,
-      options: {
-        workspace: workspaceOption,
-        claims: { type: "string", help: "Claim ids, comma-separated" },
-        out: { type: "string", help: "Where to write the 837P, owner-only (0600) (must not exist; its folder must)" },
-        db: dbOption
-      }
-    },
-    run: (p) => {
-      const slug = required(p, "workspace")
-      const claims = required(p, "claims").split(",").map((c) => c.trim()).filter((c) => c !== "")
-      const out = resolve(required(p, "out"))
-      if (existsSync(out)) throw new UsageError(`${out} already exists`)
-      return withDb(
-        dbPath(p),
-        Effect.gen(function* () {
-          const ws = yield* findWorkspace(slug)
-          const batch = yield* createX12Batch(ws.id, claims)
-          const file = yield* getX12BatchFile(ws.id, batch.id)
-          // The 837P names patients and their member ids: owner-only (0600) from its creation.
-          yield* Effect.try({
-            try: () => writeNewPrivateFile(out, file),
-            catch: (cause) =>
-              new FileNotWritten({
-                file: out,
-                reason: `${reasonOf(cause)}; batch ${batch.id} was sent, its file is at GET /api/x12/837p-batches/${batch.id}/file`
-              })
-          })
-          return { ...batch, file: out }
-        })
-      )
-    }
-  },
+  "x12 export": x12ExportCommand,
   "x12 import": {
     spec: {
       usage: "encounterd x12 import FILE --workspace SLUG [--db FILE]",

@@ -182,7 +182,8 @@ export { actionsFrom999, statusFrom277Claim, statusFrom835Claim, type StatusActi
 /**
  * Webhook endpoints (push delivery, Standard Webhooks). Each needs `WebhookSettings` (the key that
  * seals signing secrets, the target policy; `webhookSettingsLayer({db, keyFile?, allowPrivate?})`,
- * `memoryLayer` has one): `createWebhookEndpoint(ws, {url, event_types?, description?})` (the
+ * built on the `Storage` it seals for: a missing key file is made only while that database holds no
+ * endpoint, else refused with `SecretKeyError`; `memoryLayer` has one): `createWebhookEndpoint(ws, {url, event_types?, description?})` (the
  * secret is answered once; `InvalidWebhookInput` names each path, private targets are refused
  * unless allowed), `listWebhookEndpoints`, `getWebhookEndpoint`, `updateWebhookEndpoint(ws, id,
  * patch)`, `deleteWebhookEndpoint`, `rotateWebhookSecret` (both secrets sign for 24 hours).
@@ -277,11 +278,13 @@ export {
 } from "./domain/webhook-errors.js"
 /** Typed errors; each has a `_tag` and a readable `message`. */
 export {
+  ApiKeyGivenForId,
   ApiKeyNotFound,
   ClaimNotFound,
   EncounterNotFound,
   EventNotFound,
   BackupFailed,
+  DatabaseMissing,
   DatabaseUnusable,
   IntakeRequestNotFound,
   FieldIssue,

@@ -114,6 +114,20 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
   }
 }
 
+/**
+ * A key id was asked for and an API key itself was given (`eik_…`, as `keys create` printed it).
+ * `key_id` is the id of the key it is, when it is a stored one. The key is never quoted back.
+ */
+export class ApiKeyGivenForId extends Schema.TaggedError<ApiKeyGivenForId>()("ApiKeyGivenForId", {
+  key_id: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return this.key_id === null
+      ? "This is an API key (eik_…), not a key id, and no such key is stored; key ids are listed by keys list --workspace SLUG"
+      : `This is an API key (eik_…), not a key id; its id is ${this.key_id}`
+  }
+}
+
 /** The presented key is missing, malformed, unknown or revoked. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   reason: Schema.String
@@ -176,6 +190,18 @@ export class DatabaseUnusable extends Schema.TaggedError<DatabaseUnusable>()("Da
   }
 }
 
+/**
+ * A database that had to exist is not there (a store opened with `mustExist`): nothing was
+ * created. A mistyped path must not become a new, empty database.
+ */
+export class DatabaseMissing extends Schema.TaggedError<DatabaseMissing>()("DatabaseMissing", {
+  database: Schema.String
+}) {
+  override get message() {
+    return `No database at ${this.database}; nothing was created`
+  }
+}
+
 /** A backup could not be written, or its copy failed the integrity check. */
 export class BackupFailed extends Schema.TaggedError<BackupFailed>()("BackupFailed", {
   out: Schema.String,
@@ -189,7 +215,8 @@ export class BackupFailed extends Schema.TaggedError<BackupFailed>()("BackupFail
 /** The system's own words for a failure (`SQLITE_CANTOPEN: unable to open database file`, `ENOENT ...`). */
 export const reasonOf = (cause: unknown): string => {
   if (cause instanceof Error) {
-    const code = "code" in cause && typeof cause.code === "string" ? `${cause.code}: ` : ""
+    // Node's own messages already begin with their code (`ENOENT: no such file ...`); SQLite's do not.
+    const code = "code" in cause && typeof cause.code === "string" && !cause.message.startsWith(cause.code) ? `${cause.code}: ` : ""
     return `${code}${cause.message}`
   }
   return String(cause)

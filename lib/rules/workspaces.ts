@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { commit } from "./commit.js"
 import { Effect, Either, Option, Schema } from "effect"
-import { ApiKeyNotFound, FieldIssue, InvalidQuery, SlugTaken, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
+import { ApiKeyGivenForId, ApiKeyNotFound, FieldIssue, InvalidQuery, SlugTaken, Unauthorized, WorkspaceNotFound } from "../domain/errors.js"
 import { ApiKeyId, WorkspaceId } from "../domain/ids.js"
 import { type ApiKeyView, type Scope, Scopes, toApiKeyView, type Workspace, WorkspaceSlug } from "../domain/workspace.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
@@ -107,12 +107,18 @@ export const listApiKeys = (slug: string) =>
 
 /**
  * Revokes a key at once; revoking twice keeps the first time. The key is looked up in the
- * workspace given, or (for the operator, who may know only the key's id) in each workspace.
+ * workspace given, or (for the operator, who may know only the key's id) in each workspace. The
+ * key itself given for its id is `ApiKeyGivenForId` (naming the id), and nothing is revoked.
  */
 export const revokeApiKey = (id: string, slug?: string) =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
+    if (id.startsWith(KEY_PREFIX)) {
+      // The key itself, where its id belongs: name the id, never revoke by a secret passed around.
+      const found = KEY_SHAPE.test(id) ? yield* storage.findApiKeyByHash(hashKey(id)) : Option.none()
+      return yield* new ApiKeyGivenForId({ key_id: Option.isSome(found) ? found.value.key.id : null })
+    }
     const keyId = ApiKeyId.make(id)
     const workspaces = slug === undefined ? yield* storage.listWorkspaces() : [yield* findWorkspace(slug)]
     for (const ws of workspaces) {

@@ -69,13 +69,26 @@ const batchRequestProblem = (claimIds: ReadonlyArray<string>): InvalidExportRequ
 }
 
 /**
+ * What a caller does with a built batch before it is committed (the CLI writes its file there):
+ * a failure refuses the batch, so nothing is stored and no claim moves. It may run more than once
+ * when the write lost a race and the batch is built again (another control number); only the
+ * batch of its last run can be the one committed.
+ */
+export type BeforeBatchCommit<E, R> = (batch: X12BatchRecord) => Effect.Effect<void, E, R>
+
+/**
  * Sends claims as one 837P batch, all or nothing: in one write the workspace's control number
  * counter moves on (compare-and-set), every claim moves to `submitted_to_payer` with its
  * StatusUpdated event (compare-and-set on the status read), and the batch is stored with its
  * bytes. A claim that cannot move refuses the batch (`BatchTransitionsRefused`), as does one the
  * 837P cannot carry (`ClaimsNotExportable`); a write that lost a race is computed again.
+ * `beforeCommit` runs on the built batch just before the write (see `BeforeBatchCommit`).
  */
-export const createX12Batch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray<string>) =>
+export const createX12Batch = <E = never, R = never>(
+  workspaceId: WorkspaceId,
+  claimIds: ReadonlyArray<string>,
+  beforeCommit?: BeforeBatchCommit<E, R>
+) =>
   Effect.gen(function* () {
     const storage = yield* Storage
     const clock = yield* Clock
@@ -123,6 +136,7 @@ export const createX12Batch = (workspaceId: WorkspaceId, claimIds: ReadonlyArray
           statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, "submitted_to_payer", at, note)
         ).steps
       )
+      if (beforeCommit !== undefined) yield* beforeCommit(batch)
       const result = yield* commit<"stale">({
         operation: "createX12Batch",
         steps: [

@@ -50,6 +50,12 @@ export const seal = (plaintext: string, key: SecretBoxKey, context = ""): Sealed
   return SealedSecret.make(`${VERSION}.${keyId(key)}.${payload}`)
 }
 
+/** The id of the key a sealed value was sealed under (`keyId`), or undefined when it is not a sealed value. */
+export const sealedKeyId = (sealed: string): string | undefined => {
+  const parts = sealed.split(".")
+  return parts.length === 3 && parts[0] === VERSION ? parts[1] : undefined
+}
+
 /** Decrypts what `seal` produced with the same key and context. */
 export const open = (sealed: string, key: SecretBoxKey, context = ""): Either.Either<string, SecretBoxError> => {
   const parts = sealed.split(".")

@@ -1,9 +1,12 @@
 import { Context, Effect, Layer, Option } from "effect"
+import type { StorageError } from "../domain/errors.js"
 import { WebhooksUnavailable } from "../domain/webhook-errors.js"
+import type { Storage } from "../ports/storage.js"
 import { DEFAULT_TIMEOUT_MS } from "./attempt.js"
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, type RetrySchedule } from "./schedule.js"
 import { newSecretBoxKey, type SecretBoxKey } from "./secret-box.js"
-import { defaultKeyFile, loadOrCreateKeyFile, type SecretKeyError } from "./secret-key.js"
+import { defaultKeyFile, loadStoreKey, type SecretKeyError } from "./secret-key.js"
+import { sealedSecretKeyIds } from "./stored-secrets.js"
 import type { Resolve } from "./targets.js"
 
 /**
@@ -58,16 +61,17 @@ const shape = (key: Option.Option<SecretBoxKey>, o: WebhookSettingsOptions): Web
 })
 
 /**
- * Settings with the key from `keyFile`, else the file beside a SQLite database (created 0600 on
- * first use); an in-memory database (or none) gets a fresh key per process, PostgreSQL without a
- * key file gets none.
+ * Settings with the key from `keyFile`, else the file beside a SQLite database. A missing file is
+ * created (0600) with a new key only while the database holds no webhook endpoint; with endpoints,
+ * whose secrets a new key could not open, it is refused (`SecretKeyError` naming the file). An
+ * in-memory database (or none) gets a fresh key per process, PostgreSQL without a key file none.
  */
-export const webhookSettingsLayer = (o: WebhookSettingsOptions = {}): Layer.Layer<WebhookSettings, SecretKeyError> =>
+export const webhookSettingsLayer = (o: WebhookSettingsOptions = {}): Layer.Layer<WebhookSettings, SecretKeyError | StorageError, Storage> =>
   Layer.effect(
     WebhookSettings,
     Effect.gen(function* () {
       const file = o.keyFile ?? (o.db === undefined ? undefined : defaultKeyFile(o.db))
-      if (file !== undefined) return shape(Option.some(yield* loadOrCreateKeyFile(file)), o)
+      if (file !== undefined) return shape(Option.some(yield* loadStoreKey(file, Effect.map(sealedSecretKeyIds, (ids) => ids.size > 0))), o)
       const postgres = o.db !== undefined && /^postgres(ql)?:\/\//.test(o.db)
       return shape(postgres ? Option.none() : Option.some(newSecretBoxKey()), o)
     })

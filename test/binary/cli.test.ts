@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { api, ensureBinary, removeTemps, runCli, startBinary, tempDb } from "../support/binary.js"
+import { api, ensureBinary, removeTemps, runCli, startBinary, tempDb, tempDir } from "../support/binary.js"
 import { validPayload } from "../support/payloads.js"
 
 beforeAll(() => {
@@ -28,6 +29,7 @@ describe("encounterd CLI: help and usage errors", () => {
     ["claims", "set-status"],
     ["claims", "remittances"],
     ["backup"],
+    ["restore"],
     ["migrate"]
   ]
   for (const command of commands) {
@@ -185,7 +187,7 @@ describe("encounterd CLI: workspaces, keys, migrate, backup", () => {
     const backup = await runCli(["backup", "--out", out], { db })
     expect(backup.code).toBe(0)
     // The copy is checked (PRAGMA integrity_check) before the command says it is good.
-    expect(backup.json).toEqual({ backup: out, db, integrity: "ok" })
+    expect(backup.json).toEqual({ backup: out, db, integrity: "ok", webhook_secret_key: null })
     expect(existsSync(out)).toBe(true)
     const copy = await runCli(["migrate"], { db: out })
     expect(copy.json.migrations).toEqual(first.json.migrations)
@@ -283,5 +285,84 @@ describe("encounterd CLI against a running binary", () => {
       for (const bytes of files) expect(bytes.indexOf(Buffer.from(key))).toBe(-1)
       expect(files.some((bytes) => bytes.indexOf(Buffer.from(sha256(key))) >= 0)).toBe(true)
     }
+  })
+})
+
+describe("a mistyped --db makes no database", () => {
+  const reading: ReadonlyArray<ReadonlyArray<string>> = [
+    ["workspaces", "list"],
+    ["keys", "list", "--workspace", "default"],
+    ["keys", "create", "--workspace", "default"],
+    ["keys", "revoke", "01a00000-0000-7000-8000-000000000000"],
+    ["claims", "set-status", "01a00000-0000-7000-8000-000000000000", "paid", "--workspace", "default"],
+    ["webhooks", "list", "--workspace", "default"],
+    ["webhooks", "create", "--workspace", "default", "--url", "https://example.org/hook"],
+    ["webhooks", "disable", "01a00000-0000-7000-8000-000000000000"],
+    ["clearinghouse", "show", "--workspace", "default"],
+    ["x12", "export", "--workspace", "default", "--claims", "01a00000-0000-7000-8000-000000000000", "--out", "OUT"],
+    ["backup", "--out", "OUT"]
+  ]
+
+  test("commands that read or change a database refuse a missing file: exit 1, the path, the commands that create one; no file or folder made", async () => {
+    const dir = tempDir("cli-typo")
+    const typo = join(dir, "data", "encounterd.sqllite")
+    for (const argv of reading) {
+      const r = await runCli(argv.map((a) => (a === "OUT" ? join(dir, "out.x12") : a)), { db: typo })
+      expect([argv.join(" "), r.code, r.stdout]).toEqual([argv.join(" "), 1, ""])
+      expect(r.stderr).toBe(
+        `encounterd: No database at ${typo}; nothing was created. Check --db (or ENCOUNTERD_DB); ` +
+          `a new database is made by "encounterd serve" or "encounterd migrate" (also "workspaces create")\n`
+      )
+    }
+    expect(readdirSync(dir)).toEqual([])
+    // The variable too.
+    const env = await runCli(["workspaces", "list"], { env: { ENCOUNTERD_DB: typo } })
+    expect([env.code, env.stderr]).toEqual([1, expect.stringContaining(`No database at ${typo}`)])
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  test("migrate and workspaces create still make a new database, and the commands then open it", async () => {
+    const migrated = join(tempDir("cli-typo-migrate"), "new", "encounterd.sqlite")
+    expect((await runCli(["migrate"], { db: migrated })).code).toBe(0)
+    expect((await runCli(["workspaces", "list"], { db: migrated })).json).toEqual([])
+    const created = join(tempDir("cli-typo-create"), "encounterd.sqlite")
+    expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db: created })).code).toBe(0)
+    expect((await runCli(["keys", "list", "--workspace", "clinic"], { db: created })).json).toEqual([])
+    expect(existsSync(dirname(created))).toBe(true)
+  })
+})
+
+describe("CLI messages", () => {
+  test("an unknown flag names the nearest one; a flag without its value is named", async () => {
+    const typo = await runCli(["keys", "list", "--workspce", "clinic"])
+    expect([typo.code, typo.stderr]).toEqual([2, "encounterd: unknown flag --workspce; did you mean --workspace?\n"])
+    const claims = await runCli(["x12", "export", "--claim", "x"])
+    expect(claims.stderr).toBe("encounterd: unknown flag --claim; did you mean --claims?\n")
+    const far = await runCli(["keys", "list", "--frobnicate"])
+    expect([far.code, far.stderr]).toEqual([2, "encounterd: unknown flag --frobnicate; see --help\n"])
+    const noValue = await runCli(["keys", "list", "--workspace"])
+    expect([noValue.code, noValue.stderr]).toEqual([2, "encounterd: --workspace needs a value\n"])
+  })
+
+  test("keys revoke given the key itself says so, names its id, revokes nothing and never echoes the key", async () => {
+    const db = tempDb("cli-revoke-key")
+    expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
+    const made = await runCli(["keys", "create", "--workspace", "clinic"], { db })
+    const r = await runCli(["keys", "revoke", made.json.key], { db })
+    expect([r.code, r.stdout]).toEqual([1, ""])
+    expect(r.stderr).toBe(`encounterd: This is an API key (eik_…), not a key id; its id is ${made.json.id}\n`)
+    expect(r.stderr).not.toContain(made.json.key)
+    expect((await runCli(["keys", "list", "--workspace", "clinic"], { db })).json[0].revoked_at).toBeNull()
+    const unknown = await runCli(["keys", "revoke", `eik_${"a".repeat(40)}`], { db })
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("not a key id, and no such key is stored")])
+  })
+
+  test("a file that cannot be written is one plain reason, without a doubled error code", async () => {
+    const db = tempDb("cli-enoent")
+    expect((await runCli(["migrate"], { db })).code).toBe(0)
+    const out = join(tempDir("cli-enoent-out"), "missing", "copy.sqlite")
+    const r = await runCli(["backup", "--out", out], { db })
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toMatch(/(E[A-Z]+): \1/)
   })
 })

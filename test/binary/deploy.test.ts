@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { randomBytes } from "node:crypto"
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
 import { afterAll, describe, expect, test } from "bun:test"
 import { ensureBinary, removeTemps, runCli, tempDir } from "../support/binary.js"
 
@@ -95,10 +96,14 @@ describe("deploy/encounterd-backup", () => {
     const dir = tempDir("backups")
     const db = join(tempDir("backup-db"), "encounterd.sqlite")
     expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
+    const key = `${randomBytes(32).toString("base64")}\n`
+    writeFileSync(join(dirname(db), "webhook-secret.key"), key, { mode: 0o600 })
     const old = join(dir, "encounterd-20200101T000000Z.sqlite")
+    const oldKey = `${old}.webhook-secret.key`
     const recent = join(dir, "encounterd-20200102T000000Z.sqlite")
+    const recentKey = `${recent}.webhook-secret.key`
     const other = join(dir, "notes.txt")
-    for (const f of [old, recent, other]) writeFileSync(f, "x")
+    for (const f of [old, oldKey, recent, recentKey, other]) writeFileSync(f, "x")
     const day = 86_400
     const now = Date.now() / 1000
     utimesSync(old, now - 30 * day, now - 30 * day)
@@ -115,8 +120,13 @@ describe("deploy/encounterd-backup", () => {
     const made = readdirSync(dir).filter((f) => /^encounterd-\d{8}T\d{6}Z\.sqlite$/.test(f) && !f.startsWith("encounterd-2020"))
     expect(made.length).toBe(1)
     expect(r.stdout.toString()).toContain(`wrote ${join(dir, made[0]!)}`)
+    // The webhook secret key is kept beside the copy, owner-only.
+    const keyCopy = join(dir, `${made[0]!}.webhook-secret.key`)
+    expect([readFileSync(keyCopy, "utf8"), statSync(keyCopy).mode & 0o777]).toEqual([key, 0o600])
     expect(existsSync(old)).toBe(false)
+    expect(existsSync(oldKey)).toBe(false)
     expect(existsSync(recent)).toBe(true)
+    expect(existsSync(recentKey)).toBe(true)
     expect(existsSync(other)).toBe(true)
     // The copy is a database the CLI opens, with the workspace in it.
     const listed = await runCli(["workspaces", "list"], { db: join(dir, made[0]!) })

@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { clearinghouseSettingsFlags } from "../support/x12-files.js"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Effect, ManagedRuntime } from "effect"
 import { createPrivateFile, makePrivate } from "../../lib/adapters/sqlite/files.js"
-import { writeNewPrivateFile } from "../../lib/private-files.js"
+import { discardStagedFile, publishStagedFile, stagePrivateFile, writeNewPrivateFile } from "../../lib/private-files.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { createWorkspace, findWorkspace } from "../../lib/rules/workspaces.js"
@@ -95,12 +95,39 @@ describe("files holding patient data are owner-only", () => {
   })
 })
 
+describe("a file staged under a temporary name, then given its name", () => {
+  test("stagePrivateFile writes a 0600 synced file beside the target; publish names it and never replaces; discard removes it", () => {
+    const dir = tempDir("modes-stage")
+    process.umask(0o000)
+    const target = join(dir, "batch.x12")
+    const staged = stagePrivateFile(target, "ISA*00*")
+    expect(staged.temp.startsWith(join(dir, ".batch.x12."))).toBe(true)
+    expect(mode(staged.temp)).toBe("600")
+    expect(existsSync(target)).toBe(false)
+    publishStagedFile(staged)
+    expect([readFileSync(target, "utf8"), mode(target), existsSync(staged.temp)]).toEqual(["ISA*00*", "600", false])
+
+    const taken = join(dir, "taken.x12")
+    writeFileSync(taken, "someone else's")
+    const second = stagePrivateFile(taken, "ISA*01*")
+    expect(() => publishStagedFile(second)).toThrow(/EEXIST/)
+    expect(readFileSync(taken, "utf8")).toBe("someone else's")
+    expect(readFileSync(second.temp, "utf8")).toBe("ISA*01*")
+    discardStagedFile(second)
+    expect(existsSync(second.temp)).toBe(false)
+    expect(() => discardStagedFile(second)).not.toThrow()
+
+    expect(() => stagePrivateFile(join(dir, "missing", "batch.x12"), "ISA")).toThrow(/ENOENT/)
+    expect(readdirSync(dir).sort()).toEqual(["batch.x12", "taken.x12"])
+  })
+})
+
 /** Under each umask, as the binary is run by a service manager or a shell. */
 const umasks = [0o000, 0o022] as const
 
 describe("folders the server and the CLI create are 0700, whatever runs first and whatever the umask", () => {
   for (const umask of umasks) {
-    test(`serve on a new --db (umask ${umask.toString(8).padStart(3, "0")}): the folder 0700 (the webhook key is written into it first), key and database 0600`, async () => {
+    test(`serve on a new --db (umask ${umask.toString(8).padStart(3, "0")}): the folder 0700 (made with the database, the webhook key beside it), key and database 0600`, async () => {
       process.umask(umask)
       const dir = tempDir("modes-serve")
       chmodSync(dir, 0o755)
@@ -165,7 +192,7 @@ describe("files the CLI writes that hold patient data are 0600 from their creati
     expect(mode(backup)).toBe("600")
   })
 
-  test("x12 export into a missing folder fails with one line naming the file and the batch it sent", async () => {
+  test("x12 export into a missing folder fails with one line naming the file, and sends nothing", async () => {
     const dir = tempDir("modes-x12-missing")
     const db = join(dir, "encounterd.sqlite")
     expect((await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })).code).toBe(0)
@@ -174,8 +201,7 @@ describe("files the CLI writes that hold patient data are 0600 from their creati
     const out = join(dir, "missing", "batch.x12")
     const r = await runCli(["x12", "export", "--workspace", "clinic", "--claims", claim, "--out", out], { db })
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain(`Cannot write ${out}: ENOENT`)
-    expect(r.stderr).toMatch(/batch \S+ was sent, its file is at GET \/api\/x12\/837p-batches\/\S+\/file/)
+    expect(r.stderr).toBe(`encounterd: Cannot write ${out}: the folder ${join(dir, "missing")} does not exist; nothing was sent and no claim moved\n`)
     expect(existsSync(out)).toBe(false)
   })
 })

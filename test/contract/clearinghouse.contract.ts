@@ -113,6 +113,24 @@ export const clearinghouseContract = (
       })
     ))
 
+  test("a batch whose hand-over fails before the write (the CLI's file) is not stored and moves nothing; the hand-over sees the stored bytes", () =>
+    run(
+      Effect.gen(function* () {
+        const { ws, claims } = yield* setup(["PCN0001"])
+        const failed = yield* Effect.either(createX12Batch(ws, [claims.PCN0001!], () => Effect.fail("disk full" as const)))
+        assert.ok(Either.isLeft(failed) && failed.left === "disk full")
+        assert.equal((yield* statusOf(ws, claims.PCN0001!)).claim.status, "draft")
+        assert.equal((yield* listX12Batches(ws, {})).items.length, 0)
+        const handed: Array<Uint8Array> = []
+        const sent = yield* createX12Batch(ws, [claims.PCN0001!], (batch) => Effect.sync(() => void handed.push(batch.file)))
+        // The control number the failed batch was built with was never taken.
+        assert.equal(sent.interchange_control_number, 1)
+        assert.equal(handed.length, 1)
+        assert.equal(new TextDecoder().decode(handed[0]), new TextDecoder().decode(yield* getX12BatchFile(ws, sent.id)))
+        assert.equal((yield* statusOf(ws, claims.PCN0001!)).claim.status, "submitted_to_payer")
+      })
+    ))
+
   test("a batch holding a claim the 837P cannot carry is refused whole", () =>
     run(
       Effect.gen(function* () {

@@ -7,11 +7,11 @@
 import { rawWrite } from "../support/raw-write.js"
 import { Database } from "bun:sqlite"
 import { afterAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Either, Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Either, Layer, ManagedRuntime, Option } from "effect"
 import init from "../../lib/adapters/sql/migrations/0001-init.js"
 import encounterClaimColumns from "../../lib/adapters/sql/migrations/0002-encounter-claim-columns.js"
 import intakeLog from "../../lib/adapters/sql/migrations/0003-intake-log.js"
@@ -676,4 +676,26 @@ describe("SQLite adapter: FULL durability by syncing the WAL", () => {
       const outcome = await write
       expect(Either.isLeft(outcome) && outcome.left._tag).toBe("StorageError")
     }))
+})
+
+describe("SQLite adapter: mustExist", () => {
+  test("a missing file is DatabaseMissing, and neither it nor its folder is made; an existing one opens", async () => {
+    const missing = join(dir, "no-such-folder", "encounterd.sqlite")
+    const refused = ManagedRuntime.make(sqliteStorageLayer(missing, { mustExist: true }))
+    const exit = await refused.runPromiseExit(Effect.flatMap(Storage, (s) => s.listWorkspaces()))
+    await refused.dispose()
+    expect(exit._tag === "Failure" && Option.getOrUndefined(Cause.failureOption(exit.cause))).toMatchObject({
+      _tag: "DatabaseMissing",
+      database: missing
+    })
+    expect(existsSync(join(dir, "no-such-folder"))).toBe(false)
+
+    const { file, runtime } = open()
+    await runtime.runPromise(createWorkspace("clinic", "Clinic"))
+    await runtime.dispose()
+    const existing = ManagedRuntime.make(sqliteStorageLayer(file, { mustExist: true }))
+    const workspaces = await existing.runPromise(Effect.flatMap(Storage, (s) => s.listWorkspaces()))
+    await existing.dispose()
+    expect(workspaces.map((w) => w.slug)).toEqual(["clinic"])
+  })
 })

@@ -46,7 +46,7 @@ beforeAll(async () => {
   if (offline.code !== 0 && offline.stderr.includes("ENOTCACHED")) expectOk(await run([...install, "--prefer-offline"], dir), "npm ci")
   else expectOk(offline, "npm ci --offline")
   reuseSqliteAddon(repo, dir)
-  for (const file of readmeExamples()) copyFileSync(join(repo, file), join(dir, file.replace(/^.*\//, "")))
+  for (const file of readmeExamples().filter((f) => f.startsWith("examples/"))) copyFileSync(join(repo, file), join(dir, file.replace(/^.*\//, "")))
 }, 300_000)
 
 describe("the packed library installed in a fresh project", () => {
@@ -56,11 +56,19 @@ describe("the packed library installed in a fresh project", () => {
       expect(existsSync(join(pkg, "dist", "lib", `${entry}.js`))).toBe(true)
       expect(existsSync(join(pkg, "dist", "lib", `${entry}.d.ts`))).toBe(true)
     }
-    expect(readdirSync(pkg).sort()).toEqual(["README.md", "SECURITY.md", "dist", "examples", "lib", "package.json"])
+    // npm always packs package.json's bin: the shim of `npx encounterd` in a clone, alone.
+    expect(readdirSync(pkg).sort()).toEqual(["README.md", "SECURITY.md", "bin", "dist", "examples", "lib", "package.json"])
+    expect(readdirSync(join(pkg, "bin"))).toEqual(["encounterd.mjs"])
     expect(existsSync(join(dir, "node_modules", "effect", "package.json"))).toBe(true)
   })
 
-  for (const file of readmeExamples()) {
+  test("the encounterd command of the installed package says the CLI runs from a clone or the release binary", async () => {
+    const r = await run(["node", join(dir, "node_modules", "encounterd", "bin", "encounterd.mjs"), "--help"], dir)
+    expect([r.code, r.stdout]).toEqual([1, ""])
+    expect(r.stderr).toContain("the CLI runs from a clone of the repository (npx encounterd) or as the release binary")
+  })
+
+  for (const file of readmeExamples().filter((f) => f.startsWith("examples/"))) {
     const name = file.replace(/^.*\//, "")
     test(`node ${name} prints what the README shows`, async () => {
       const r = await run(["node", name], dir)

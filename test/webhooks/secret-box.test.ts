@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { keyId, newSecretBoxKey, open, seal, secretBoxKey } from "../../lib/webhooks/secret-box.js"
-import { defaultKeyFile, KEY_FILE_NAME, loadOrCreateKeyFile, parseSecretBoxKey } from "../../lib/webhooks/secret-key.js"
+import { defaultKeyFile, KEY_FILE_NAME, loadOrCreateKeyFile, loadStoreKey, parseSecretBoxKey } from "../../lib/webhooks/secret-key.js"
 import { newSecret } from "../../lib/webhooks/signature.js"
 import { runWith } from "../support/run.js"
 
@@ -52,6 +52,19 @@ describe("the key file", () => {
     const again = await runWith(Layer.empty, loadOrCreateKeyFile(path))
     expect(Buffer.from(again).equals(Buffer.from(first))).toBe(true)
     expect(readFileSync(path, "utf8").trim()).toBe(Buffer.from(first).toString("base64"))
+  })
+
+  test("for a store: a missing file is made only while the store holds no sealed secret, else refused and not made", async () => {
+    const refusedPath = join(dir, "store-a", KEY_FILE_NAME)
+    const refused = await runWith(Layer.empty, Effect.either(loadStoreKey(refusedPath, Effect.succeed(true))))
+    expect(Either.isLeft(refused) && refused.left.message).toStartWith(`Webhook secret key ${refusedPath}: is missing, and the database holds`)
+    expect(existsSync(refusedPath)).toBe(false)
+    const madePath = join(dir, "store-b", KEY_FILE_NAME)
+    const made = await runWith(Layer.empty, loadStoreKey(madePath, Effect.succeed(false)))
+    expect(statSync(madePath).mode & 0o777).toBe(0o600)
+    // Once there, the file is read whatever the store holds.
+    const read = await runWith(Layer.empty, loadStoreKey(madePath, Effect.succeed(true)))
+    expect(Buffer.from(read).equals(Buffer.from(made))).toBe(true)
   })
 
   test("a key file others may read is refused", async () => {

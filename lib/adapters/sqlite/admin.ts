@@ -3,10 +3,27 @@ import { dirname, resolve } from "node:path"
 import { Effect } from "effect"
 import { BackupFailed, reasonOf, StorageError } from "../../domain/errors.js"
 import type { DatabaseAdminShape } from "../../ports/database-admin.js"
-import type { ReadBatching, SqliteDriver } from "./driver.js"
+import type { OpenSqlite, ReadBatching, SqliteDriver } from "./driver.js"
 import { createPrivateFile } from "./files.js"
 import { appliedMigrations, toAppliedMigration } from "../sql/statements.js"
 import { sqliteUnavailable } from "../sql/unavailable.js"
+
+/**
+ * What is wrong with a copy of a database, opened on its own (never created): undefined when
+ * `PRAGMA integrity_check` answers ok and it holds an encounterd schema (a migration record).
+ * Throws when the file cannot be opened.
+ */
+export const copyProblem = (file: string, open: OpenSqlite): string | undefined => {
+  const copy = open(file, { create: false })
+  try {
+    const integrity = String(copy.prepare("PRAGMA integrity_check").get()?.integrity_check)
+    if (integrity !== "ok") return `failed the integrity check: ${integrity}`
+    const ours = copy.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'").get()
+    return ours === undefined ? "holds no encounterd database" : undefined
+  } finally {
+    copy.close()
+  }
+}
 
 /**
  * Backup and migration status of a SQLite database. A backup is `VACUUM INTO` (a consistent copy,
@@ -17,7 +34,7 @@ export const sqliteAdmin = (
   driver: SqliteDriver,
   reads: ReadBatching,
   filename: string,
-  open: (filename: string) => SqliteDriver
+  open: OpenSqlite
 ): DatabaseAdminShape => ({
   description: filename === ":memory:" ? filename : resolve(filename),
   backup: (target) =>
@@ -36,18 +53,11 @@ export const sqliteAdmin = (
         },
         catch: (cause) => refuse(reasonOf(cause))
       })
-      const integrity = yield* Effect.try({
-        try: () => {
-          const copy = open(out)
-          try {
-            return String(copy.prepare("PRAGMA integrity_check").get()?.integrity_check)
-          } finally {
-            copy.close()
-          }
-        },
+      const problem = yield* Effect.try({
+        try: () => copyProblem(out, open),
         catch: (cause) => refuse(`the copy could not be checked: ${reasonOf(cause)}`)
       })
-      if (integrity !== "ok") return yield* refuse(`the copy failed the integrity check: ${integrity}`)
+      if (problem !== undefined) return yield* refuse(`the copy ${problem}`)
       return { backup: out, db: resolve(filename), integrity: "ok" as const, bytes: statSync(out).size }
     }),
   migrations: () =>

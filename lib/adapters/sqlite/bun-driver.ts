@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite"
-import type { SqliteDriver, SqliteRow, SqliteStatement, SqliteValue } from "./driver.js"
+import type { OpenSqlite, SqliteRow, SqliteStatement, SqliteValue } from "./driver.js"
 
 /** A bun:sqlite connection as a SqliteDriver (statements prepared once and cached per SQL text). */
-export const openBunDriver = (filename: string): SqliteDriver => {
-  const db = new Database(filename, { create: true, readwrite: true })
+export const openBunDriver: OpenSqlite = (filename, options = {}) => {
+  const db = new Database(filename, { create: options.create ?? true, readwrite: true })
   const cache = new Map<string, SqliteStatement>()
   const statements: Array<{ finalize: () => void }> = []
   return {

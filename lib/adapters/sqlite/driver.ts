@@ -16,6 +16,15 @@ export interface SqliteStatement {
   readonly reader: boolean
 }
 
+/** How a driver opens its file. */
+export interface SqliteOpenOptions {
+  /** Create the file when it is missing (the default); false makes a missing file an error instead (SQLITE_CANTOPEN). */
+  readonly create?: boolean
+}
+
+/** Opens a connection on a file (or `:memory:`). */
+export type OpenSqlite = (filename: string, options?: SqliteOpenOptions) => SqliteDriver
+
 export interface SqliteDriver {
   /** A prepared statement, compiled once per SQL text and kept for the connection's life. */
   readonly prepare: (sql: string) => SqliteStatement

@@ -24,7 +24,8 @@ export const makePrivate = (file: string): void => {
   }
 }
 
-const inMemory = (filename: string): boolean => filename === "" || filename === ":memory:" || filename.startsWith("file:")
+/** `:memory:`, an empty name (a temporary database) or a URI: nothing on disk to prepare. */
+export const inMemory = (filename: string): boolean => filename === "" || filename === ":memory:" || filename.startsWith("file:")
 
 /**
  * Before SQLite opens `filename`: its folder created 0700 when missing, the database file created

@@ -1,8 +1,8 @@
-import { closeSync, fsync, fsyncSync, openSync } from "node:fs"
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from "node:fs"
 import { resolve as resolvePath } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { DatabaseUnusable, reasonOf, StorageError } from "../../domain/errors.js"
+import { DatabaseMissing, DatabaseUnusable, reasonOf, StorageError } from "../../domain/errors.js"
 import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { Storage } from "../../ports/storage.js"
 import { latestMigrationId, migrate } from "../sql/migrations/index.js"
@@ -10,8 +10,8 @@ import { sqliteUnavailable } from "../sql/unavailable.js"
 import type { WalSync } from "./acknowledger.js"
 import { sqliteAdmin } from "./admin.js"
 import { makeSqliteSqlClient } from "./client.js"
-import { makeReadBatching, type SqliteDriver } from "./driver.js"
-import { makeDatabasePrivate, preparePrivateDatabase } from "./files.js"
+import { makeReadBatching, type OpenSqlite, type SqliteDriver } from "./driver.js"
+import { inMemory, makeDatabasePrivate, preparePrivateDatabase } from "./files.js"
 import { makeSqliteStorage } from "./storage.js"
 
 /**
@@ -31,6 +31,12 @@ export interface SqliteOptions {
   readonly readCache?: boolean
   /** How many of each are kept (defaults 10,000 events, 256 encounters). */
   readonly eventCacheSize?: number
+  /**
+   * Refuse a missing file (`DatabaseMissing`) instead of creating a new database: for tools that
+   * read or change an existing one, where a mistyped path must not become an empty database. The
+   * file is opened without SQLite's create flag, so there is no window between a check and the open.
+   */
+  readonly mustExist?: boolean
 }
 
 /** Creates a database file and its folder, owner-only (see files.ts); nothing for `:memory:`. */
@@ -58,13 +64,14 @@ const appliedMigration = (driver: SqliteDriver): number => {
  * better-sqlite3): settings and migrations applied when built; pending writes committed and the
  * connection closed when released.
  */
-export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (filename: string, options: SqliteOptions = {}) =>
+export const sqliteStorageWith = (open: OpenSqlite) => (filename: string, options: SqliteOptions = {}) =>
   Layer.scopedContext(
     Effect.gen(function* () {
+      const create = options.mustExist !== true || inMemory(filename)
       const { driver, walSync, applied } = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
-            const d = open(ensureFolder(filename))
+            const d = create ? open(ensureFolder(filename)) : open(filename, { create: false })
             try {
               // Read before anything is written: a file that is not ours is left as it is.
               const applied = appliedMigration(d)
@@ -85,7 +92,11 @@ export const sqliteStorageWith = (open: (filename: string) => SqliteDriver) => (
               throw e
             }
           },
-          catch: (cause) => new DatabaseUnusable({ database: filename, reason: reasonOf(cause) })
+          catch: (cause) =>
+            // SQLite says only SQLITE_CANTOPEN; what is missing is the file (or its folder).
+            !create && !existsSync(filename)
+              ? new DatabaseMissing({ database: resolvePath(filename) })
+              : new DatabaseUnusable({ database: filename, reason: reasonOf(cause) })
         }),
         ({ driver: d, walSync: sync }) =>
           Effect.sync(() => {

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module"
-import type { SqliteDriver, SqliteRow, SqliteStatement, SqliteValue } from "./driver.js"
+import type { OpenSqlite, SqliteRow, SqliteStatement, SqliteValue } from "./driver.js"
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
 interface BetterStatement {
@@ -14,14 +14,14 @@ interface BetterDatabase {
   exec(sql: string): void
   close(): void
 }
-type BetterSqlite = new (filename: string) => BetterDatabase
+type BetterSqlite = new (filename: string, options?: { readonly fileMustExist?: boolean }) => BetterDatabase
 
 const load = (): BetterSqlite => createRequire(import.meta.url)("better-sqlite3") as BetterSqlite
 
 /** A better-sqlite3 connection as a SqliteDriver (statements prepared once and cached per SQL text). */
-export const openNodeDriver = (filename: string): SqliteDriver => {
+export const openNodeDriver: OpenSqlite = (filename, options = {}) => {
   const Sqlite = load()
-  const db = new Sqlite(filename)
+  const db = new Sqlite(filename, { fileMustExist: options.create === false })
   const cache = new Map<string, SqliteStatement>()
   return {
     prepare: (sql) => {

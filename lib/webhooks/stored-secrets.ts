@@ -1,0 +1,34 @@
+import { Effect, Option } from "effect"
+import type { StorageError } from "../domain/errors.js"
+import { Storage } from "../ports/storage.js"
+import { keyId, sealedKeyId, type SecretBoxKey } from "./secret-box.js"
+
+/**
+ * The ids of the keys the database's signing secrets are sealed under, read from the newest
+ * endpoint of each workspace (one indexed read per workspace): empty when no endpoint exists,
+ * that is, when any key may be made for the database.
+ */
+export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError, Storage> = Effect.gen(
+  function* () {
+    const storage = yield* Storage
+    const ids = new Set<string>()
+    for (const ws of yield* storage.listWorkspaces()) {
+      const [newest] = yield* storage.page("webhook_endpoints", ws.id, { limit: 1 })
+      if (newest !== undefined) ids.add(sealedKeyId(newest.secret) ?? "")
+    }
+    return ids
+  }
+)
+
+/**
+ * Whether some workspace's newest endpoint has its secret sealed under another key than `key`
+ * (a database put back without its key file, with another one in its place): deliveries to it
+ * fail. False without a key (PostgreSQL without a key file).
+ */
+export const sealedUnderAnotherKey = (key: Option.Option<SecretBoxKey>): Effect.Effect<boolean, StorageError, Storage> =>
+  Effect.gen(function* () {
+    if (Option.isNone(key)) return false
+    const own = keyId(key.value)
+    for (const id of yield* sealedSecretKeyIds) if (id !== own) return true
+    return false
+  })
