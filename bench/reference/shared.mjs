@@ -385,7 +385,8 @@ const toClaim = (p, c) => {
     clearinghouse_transaction_ids: [],
     // Clearinghouse fields: the bench's claims are never exported or paid.
     payer_claim_control_number: null,
-    remittances: []
+    remittances: [],
+    more_remittances: false
   }
 }
 
