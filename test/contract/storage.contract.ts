@@ -17,6 +17,7 @@ import { type Harness, runWith } from "../support/run.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
+import { encounterSearchContract } from "./encounter-search.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 
 type Services = Storage | Clock | Ids
@@ -677,4 +678,5 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     clearinghouseRaces((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
+    encounterSearchContract(run, { test })
   })

@@ -96,8 +96,10 @@ export const reads = {
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
   encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
   encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
-  // PostgreSQL answers COUNT(*) as a BIGINT in text.
-  claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
+  // PostgreSQL answers COUNT(*) as a BIGINT in text, and SUM of a BIGINT as a NUMERIC in text.
+  claimStatusCounts: (ws: string) =>
+    many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n), billed_cents: Number(r.billed ?? 0) })),
+  claimWorkPage: (ws: string, q: Parameters<typeof S.claimWorkPage>[1]) => encounters(ws, S.claimWorkPage(ws, q)),
   claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
   claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),

@@ -1,5 +1,5 @@
 import type { Position } from "../../domain/page.js"
-import type { EncounterEventScan, EncounterScan, EventScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
+import type { ClaimWorkScan, EncounterEventScan, EncounterScan, EventScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
 import type { Schema } from "effect"
 import { type PagedTable, Pages, type RecordOf, type TableDef, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
@@ -209,18 +209,78 @@ export const encounterIdByExternalId = (ws: string, externalId: string): Query =
 /** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
 export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-export const encounterPage = (ws: string, q: EncounterScan): Query =>
-  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
-    ["e.external_id = ?", q.external_id],
-    ["e.latest_claim_status = ?", q.claim_status]
-  ])
 
 /**
- * How many encounters' latest claims are in each status: one pass over the workspace's range of
- * `encounters_status_page` (workspace, latest claim status, ...), the index alone, no table rows.
+ * Above every character: `prefix + PAST_PREFIX` bounds the strings that start with `prefix` in
+ * byte order (SQLite's, and the "C" collation of the prefix columns on PostgreSQL, migration 13).
+ */
+const PAST_PREFIX = "\u{10FFFF}"
+
+/**
+ * A page of encounters. By external id or claim status alone (or nothing), one scan along their
+ * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
+ * a payer), in two steps: the page's ids from the filter's index on (workspace, column, created_at,
+ * id) (migration 13), which holds the newest-first key, so a range is ordered from its index
+ * entries alone, without a table row per match; then those rows. The database picks which of the
+ * given filters' indexes to read; the others are checked on the rows of its range.
+ */
+export const encounterPage = (ws: string, q: EncounterScan): Query => {
+  const name = q.patient_last_name_prefix
+  const ext = q.external_id_prefix
+  const search: Filters = [
+    ["patient_last_name_lower >= ?", name],
+    ["patient_last_name_lower < ?", name === undefined ? undefined : name + PAST_PREFIX],
+    ["patient_date_of_birth = ?", q.patient_date_of_birth],
+    ["date_of_service >= ?", q.date_of_service_from],
+    ["date_of_service <= ?", q.date_of_service_to],
+    ["external_id >= ?", ext],
+    ["external_id < ?", ext === undefined ? undefined : ext + PAST_PREFIX],
+    ["payer_id = ?", q.payer_id]
+  ]
+  if (search.every(([, value]) => value === undefined)) {
+    return newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+      ["e.external_id = ?", q.external_id],
+      ["e.latest_claim_status = ?", q.claim_status]
+    ])
+  }
+  const ids = newestFirstPage("SELECT id FROM encounters", { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [
+    ["external_id = ?", q.external_id],
+    ["latest_claim_status = ?", q.claim_status],
+    ...search
+  ])
+  return query(`${ENCOUNTER} WHERE e.id IN (${ids.sql}) ${newestFirstOrder("e.created_at", "e.id", q.position?.dir)}`, ids.params)
+}
+
+/**
+ * How many encounters' latest claims are in each status and what they bill: one pass over the
+ * workspace's range of `encounters_status_billed` (workspace, latest claim status, billed_cents,
+ * id), the index alone, no table rows.
  */
 export const claimStatusCounts = (ws: string): Query =>
-  query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
+  query(
+    "SELECT latest_claim_status AS status, COUNT(*) AS n, SUM(billed_cents) AS billed FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status",
+    [ws]
+  )
+
+/**
+ * A status's work list, along `encounters_status_age` or `encounters_status_billed` (workspace,
+ * status, the value, id): the index is the order, so a page reads its own rows only.
+ */
+export const claimWorkPage = (ws: string, q: ClaimWorkScan): Query => {
+  const column = q.by === "billed_cents" ? "billed_cents" : "latest_claim_status_changed_at"
+  const where = ["workspace_id = ?", "latest_claim_status = ?"]
+  const params: Array<SqlValue> = [ws, q.status]
+  const pos = q.position
+  // A "prev" scan reads against the list's order and the rule reverses it.
+  const down = pos?.dir === "prev" ? !q.descending : q.descending
+  if (pos !== undefined) {
+    where.push(down ? `${column} <= ? AND (${column} < ? OR id < ?)` : `${column} >= ? AND (${column} > ? OR id > ?)`)
+    const at = pos.key[0] ?? ""
+    params.push(at, at, String(pos.key[1] ?? ""))
+  }
+  const order = down ? `ORDER BY ${column} DESC, id DESC` : `ORDER BY ${column} ASC, id ASC`
+  return scan(selectAll("encounters"), where, params, order, q.limit)
+}
 
 /** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
 const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")

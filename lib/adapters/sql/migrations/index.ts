@@ -10,10 +10,14 @@ import dropDuplicateClaimsIndex from "./0008-drop-duplicate-claims-index.js"
 import deliveriesDueByEndpoint from "./0009-deliveries-due-by-endpoint.js"
 import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
 import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
+import encounterSearch from "./0013-encounter-search.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
- * Keys are `<id>_<name>`; add new ones with the next id, never edit a released one.
+ * Keys are `<id>_<name>`; add new ones with the next id, never edit a released one. Ids need not
+ * be contiguous (the migrator runs every id above the newest one applied, in order), but a
+ * database runs an id only while it is above that newest one: an id below one already released
+ * would never run on the databases that have it.
  */
 export const migrations = Migrator.fromRecord({
   "1_init": init,
@@ -26,11 +30,13 @@ export const migrations = Migrator.fromRecord({
   "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
   "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
   "10_accepted_request_by_encounter": acceptedRequestByEncounter,
-  "11_webhook_endpoint_slots": webhookEndpointSlots
+  "11_webhook_endpoint_slots": webhookEndpointSlots,
+  // 12 is taken by a migration on another branch.
+  "13_encounter_search": encounterSearch
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 11
+export const latestMigrationId = 13
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
