@@ -79,10 +79,10 @@ export const renderClaims = async (main: HTMLElement, params: URLSearchParams) =
   const rows = items.map((item) => [
     encounterLink(item),
     str(item, "patient_name"),
-    optStr(item, "date_of_service") ?? "—",
+    h("span", { class: "nowrap" }, optStr(item, "date_of_service") ?? "—"),
     dollars(num(item, "total_charge_cents")),
     days(num(item, "days_in_status")),
-    h("span", { class: "nowrap" }, dateTime(str(item, "claim_status_changed_at"))),
+    dateTime(str(item, "claim_status_changed_at")),
     ...(writer
       ? [
           moveClaimForm(

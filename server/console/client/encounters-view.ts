@@ -66,7 +66,7 @@ export const encounterTable = (caption: string, items: ReadonlyArray<unknown>) =
     items.map((item) => [
       encounterLink(item),
       str(item, "patient_name"),
-      optStr(item, "date_of_service") ?? "—",
+      h("span", { class: "nowrap" }, optStr(item, "date_of_service") ?? "—"),
       dollars(num(item, "total_charge_cents")),
       h("span", { class: "status" }, statusLabel(str(item, "claim_status"))),
       h("span", { class: "nowrap" }, dateTime(str(item, "created_at")))
