@@ -135,7 +135,8 @@ const newestFirstOrder = (time: string, id: string, dir: "next" | "prev" | undef
   dir === "prev" ? `ORDER BY ${time} ASC, ${id} ASC` : `ORDER BY ${time} DESC, ${id} DESC`
 
 type Filters = ReadonlyArray<readonly [string, SqlValue | undefined]>
-type Keys = { readonly time: string; readonly id: string; readonly workspace: string }
+/** The columns of a newest-first scan; `bound`, when given, is the time as the keyset bound compares it. */
+type Keys = { readonly time: string; readonly id: string; readonly workspace: string; readonly bound?: string }
 type Scanned = { readonly position?: Position | undefined; readonly limit: number }
 
 /**
@@ -152,7 +153,7 @@ const newestFirstWhere = (keys: Keys, ws: string, q: Scanned, filters: Filters, 
   }
   const pos = q.position
   if (pos !== undefined) {
-    where.push(newestFirstBound(keys.time, keys.id, pos.dir))
+    where.push(newestFirstBound(keys.bound ?? keys.time, keys.id, pos.dir))
     const at = String(pos.key[0] ?? "")
     params.push(at, at, String(pos.key[1] ?? ""))
   }
@@ -243,7 +244,11 @@ export const encounterPage = (ws: string, q: EncounterScan): Query => {
       ["e.latest_claim_status = ?", q.claim_status]
     ])
   }
-  const ids = newestFirstPage("SELECT id FROM encounters", { time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [
+  // The keyset bound compares an expression, not the column: a bound on created_at would have the
+  // database read along (workspace, created_at) from the position, checking every row's filters
+  // (a rare name's later page would read most of the workspace), rather than the filter's range.
+  const keys = { time: "created_at", id: "id", workspace: "workspace_id", bound: "created_at || ''" }
+  const ids = newestFirstPage("SELECT id FROM encounters", keys, ws, q, [
     ["external_id = ?", q.external_id],
     ["latest_claim_status = ?", q.claim_status],
     ...search
