@@ -1,7 +1,7 @@
 /**
  * The search at size: 100,000 encounters written straight into a migrated database (no planner
- * statistics on SQLite, as a database the service made has none; on PostgreSQL, with payloads of
- * a real one's size and the statistics autovacuum keeps), then each search shape's
+ * statistics on SQLite, as a database the service made has none; on PostgreSQL, with the
+ * statistics autovacuum keeps), with payloads of a real one's size, then each search shape's
  * statement, as the adapter runs it, explained: it must read the filter's index (migration 13),
  * never the whole table, and a page's order must come from the index where one gives it. Times are
  * printed, not asserted (a shared machine's timing is no test); bench/console.ts measures the
@@ -17,7 +17,9 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { pgDialect, type Query } from "../../lib/adapters/sql/dialect.js"
 import { migrate } from "../../lib/adapters/sql/migrations/index.js"
-import { claimStatusCounts, claimWorkPage, encounterPage } from "../../lib/adapters/sql/statements.js"
+import { claimStatusCounts, claimWorkPage, encounterPage, encounterSearchRecent } from "../../lib/adapters/sql/statements.js"
+import { WorkspaceId } from "../../lib/domain/ids.js"
+import { Storage } from "../../lib/ports/storage.js"
 import { sqliteStorageLayer } from "../../lib/sqlite-bun.js"
 import type { ClaimWorkScan, EncounterScan } from "../../lib/ports/storage.js"
 import { describePg, scratchDatabase } from "../support/postgres.js"
@@ -99,7 +101,7 @@ describe("search plans on SQLite at 100,000 encounters (no ANALYZE)", () => {
     const insert = db.prepare(`INSERT INTO encounters (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`)
     const started = performance.now()
     db.transaction(() => {
-      for (let i = 1; i <= ROWS; i++) insert.run(...row(i))
+      for (let i = 1; i <= ROWS; i++) insert.run(...row(i, PAYLOAD))
     })()
     process.stderr.write(`  ${ROWS.toLocaleString("en-US")} encounters written in ${ms(started)} ms\n`)
     expect(db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM encounters").get()?.n).toBe(ROWS)
@@ -131,6 +133,38 @@ describe("search plans on SQLite at 100,000 encounters (no ANALYZE)", () => {
       expect(steps).toContain("SEARCH e USING INDEX sqlite_autoindex_encounters_1 (id=?)")
     })
   }
+
+  test("a search's first look, at the newest rows, reads a bounded stretch of the time index", () => {
+    for (const [what, scan] of searches) {
+      const q = encounterSearchRecent(WS, scan, 2000)
+      const steps = plan(q)
+      const { rows, time } = run(q)
+      process.stderr.write(`  ${what} (the newest 2,000 rows): ${rows} matches in ${time} ms\n`)
+      expect({ what, steps }).toEqual({ what, steps: ["CO-ROUTINE recent", "SEARCH encounters USING INDEX encounters_page (workspace_id=?)", "SCAN recent"].map((s, i) => (i === 1 && scan.position !== undefined ? "SEARCH encounters USING INDEX encounters_page (workspace_id=? AND created_at<?)" : s)) })
+    }
+  })
+
+  test("through the storage (the newest rows first, then the range), each search's page is the one its range gives", async () => {
+    db.close()
+    const runtime = ManagedRuntime.make(sqliteStorageLayer(file))
+    try {
+      for (const [what, scan] of searches) {
+        const page = await runtime.runPromise(Effect.flatMap(Storage, (s) => s.listEncounters(WorkspaceId.make(WS), scan)))
+        const started = performance.now()
+        await runtime.runPromise(Effect.flatMap(Storage, (s) => s.listEncounters(WorkspaceId.make(WS), scan)))
+        const time = ms(started)
+        const direct = new Database(file, { readonly: true })
+        const q = encounterPage(WS, scan)
+        const expected = direct.query<{ id: string }, Array<string | number | null>>(q.sql).all(...q.params.map((p) => (typeof p === "bigint" || p instanceof Uint8Array ? String(p) : p))).map((r) => r.id)
+        direct.close()
+        process.stderr.write(`  ${what} (through the storage): ${page.length} rows in ${time} ms\n`)
+        expect({ what, ids: page.map((r) => String(r.encounter.id)) }).toEqual({ what, ids: expected })
+      }
+    } finally {
+      await runtime.dispose()
+      db = new Database(file)
+    }
+  })
 
   test("claim counts with their billed sums: one pass over the status and amount index, no table rows", () => {
     const q = claimStatusCounts(WS)

@@ -217,18 +217,11 @@ export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} 
  */
 const PAST_PREFIX = "\u{10FFFF}"
 
-/**
- * A page of encounters. By external id or claim status alone (or nothing), one scan along their
- * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
- * a payer), in two steps: the page's ids from the filter's index on (workspace, column, created_at,
- * id) (migration 13), which holds the newest-first key, so a range is ordered from its index
- * entries alone, without a table row per match; then those rows. The database picks which of the
- * given filters' indexes to read; the others are checked on the rows of its range.
- */
-export const encounterPage = (ws: string, q: EncounterScan): Query => {
+/** The search filters of a scan that have a value, as conditions on the encounters table's columns. */
+const searchFilters = (q: EncounterScan): Filters => {
   const name = q.patient_last_name_prefix
   const ext = q.external_id_prefix
-  const search: Filters = [
+  return [
     ["patient_last_name_lower >= ?", name],
     ["patient_last_name_lower < ?", name === undefined ? undefined : name + PAST_PREFIX],
     ["patient_date_of_birth = ?", q.patient_date_of_birth],
@@ -238,23 +231,70 @@ export const encounterPage = (ws: string, q: EncounterScan): Query => {
     ["external_id < ?", ext === undefined ? undefined : ext + PAST_PREFIX],
     ["payer_id = ?", q.payer_id]
   ]
-  if (search.every(([, value]) => value === undefined)) {
+}
+
+/** Whether a scan has a search filter (then it is read by `encounterSearch*`, not `encounterPage`'s one scan). */
+export const isSearch = (q: EncounterScan): boolean => searchFilters(q).some(([, value]) => value !== undefined)
+
+/** Every filter of a scan that has a value: external id, claim status and the search's. */
+const allFilters = (q: EncounterScan): Filters => [
+  ["external_id = ?", q.external_id],
+  ["latest_claim_status = ?", q.claim_status],
+  ...searchFilters(q)
+]
+
+/**
+ * A search's keyset bound compares an expression, not the column: a bound on created_at would have
+ * the database read along (workspace, created_at) from the position, checking every row's filters
+ * (a rare name's later page would read most of the workspace), rather than the filter's range.
+ */
+const SEARCH_KEYS = { time: "created_at", id: "id", workspace: "workspace_id", bound: "created_at || ''" }
+
+/**
+ * A page of encounters. By external id or claim status alone (or nothing): one scan along their
+ * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
+ * a payer): the page's ids from the filter's index on (workspace, column, created_at, id)
+ * (migration 13), which holds the newest-first key, so a range is ordered from its index entries
+ * alone, without a table row per match; then those rows. The database picks which of the given
+ * filters' indexes to read; the others are checked on the rows of its range. The newest rows are
+ * checked first (`encounterSearchRecent`, see `encounterSearch` in programs.ts).
+ */
+export const encounterPage = (ws: string, q: EncounterScan): Query => {
+  if (!isSearch(q)) {
     return newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
       ["e.external_id = ?", q.external_id],
       ["e.latest_claim_status = ?", q.claim_status]
     ])
   }
-  // The keyset bound compares an expression, not the column: a bound on created_at would have the
-  // database read along (workspace, created_at) from the position, checking every row's filters
-  // (a rare name's later page would read most of the workspace), rather than the filter's range.
-  const keys = { time: "created_at", id: "id", workspace: "workspace_id", bound: "created_at || ''" }
-  const ids = newestFirstPage("SELECT id FROM encounters", keys, ws, q, [
-    ["external_id = ?", q.external_id],
-    ["latest_claim_status = ?", q.claim_status],
-    ...search
-  ])
+  const ids = newestFirstPage("SELECT id FROM encounters", SEARCH_KEYS, ws, q, allFilters(q))
   return query(`${ENCOUNTER} WHERE e.id IN (${ids.sql}) ${newestFirstOrder("e.created_at", "e.id", q.position?.dir)}`, ids.params)
 }
+
+/**
+ * A search's page from the workspace's `window` newest rows after the position, read along
+ * (workspace, created_at, id) and checked against the filters: the ids of the first `limit + 1`
+ * matches among them, in scan order (fewer when the window holds fewer). The window is a subquery with its own LIMIT, so the filters are
+ * applied to its rows (never pushed into it) and no more than `window` rows are read.
+ */
+export const encounterSearchRecent = (ws: string, q: EncounterScan, window: number): Query => {
+  const { where, params } = newestFirstWhere({ time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+  const order = newestFirstOrder("created_at", "id", q.position?.dir)
+  const columns = "id, created_at, external_id, latest_claim_status, patient_last_name_lower, patient_date_of_birth, date_of_service, payer_id"
+  const filters = allFilters(q).filter(([, value]) => value !== undefined)
+  return query(
+    `SELECT id FROM (SELECT ${columns} FROM encounters WHERE ${where.join(" AND ")} ${order} LIMIT ?) recent
+      WHERE ${filters.map(([condition]) => condition).join(" AND ")} ${order} LIMIT ?`,
+    [...params, window, ...filters.map(([, value]) => value ?? null), q.limit + 1]
+  )
+}
+
+/**
+ * Encounter rows by id (ids a read of one workspace found), in a page's scan order: by the primary
+ * key. (With the workspace as a condition too, SQLite would rather walk the workspace's time index,
+ * which gives the order, than look the ids up and sort them.)
+ */
+export const encountersByIds = (ids: ReadonlyArray<string>, dir: "next" | "prev" | undefined): Query =>
+  query(`${ENCOUNTER} WHERE e.id IN (${marks(ids.length)}) ${newestFirstOrder("e.created_at", "e.id", dir)}`, ids)
 
 /**
  * How many encounters' latest claims are in each status and what they bill: one pass over the
