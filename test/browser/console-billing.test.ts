@@ -69,6 +69,29 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
       .locator("tbody tr")
       .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("th, td")).map((c) => (c.textContent ?? "").trim())))
 
+  test("remittances read defensively: missing fields show as dashes; more than carried links to the claim's list", async () => {
+    const { page, problems } = await open(SCREENS[1].viewport)
+    // The encounter read as another build may answer it: fewer fields, and a count of all the claim's remittances.
+    await page.route(/\/console\/api\/encounters\/[0-9a-f-]+$/, async (route) => {
+      const response = await route.fetch()
+      const body: { encounter: { latest_claim: Record<string, unknown> } } = await response.json()
+      const claim = body.encounter.latest_claim
+      const remittances: ReadonlyArray<{ check_number: string; payment_date: string }> = Array.isArray(claim.remittances) ? claim.remittances : []
+      claim.remittances = remittances.map((r) => (r.check_number === "CHK000451" ? { check_number: r.check_number, payment_date: r.payment_date } : r))
+      claim.remittance_count = 45
+      await route.fulfill({ response, json: body })
+    })
+    await signIn(page, server.url, server.keys.a, "/console/encounters?external_id=x12-1")
+    await page.getByRole("link", { name: "x12-1" }).click()
+    await heading(page, "Encounter x12-1")
+    await page.getByText("The 2 most recent of 45 remittances are shown.").waitFor()
+    const all = page.getByRole("link", { name: "Every remittance of this claim (API, with an API key)" })
+    expect(await all.getAttribute("href")).toMatch(/^\/api\/claims\/[0-9a-f-]+\/remittances$/)
+    expect((await cells(page, "Remittances of this claim, newest payment first"))[0]).toEqual(["CHK000451", "2026-12-14", "—", "—", "—", "—"])
+    await page.getByText("The remittance names no service lines.").waitFor()
+    expect(problems).toEqual([])
+  }, SLOW)
+
   for (const screen of SCREENS) {
     describe(screen.name, () => {
       test("find an encounter: by last name and date of service, then by payer; the filters page and clear", async () => {
