@@ -69,8 +69,11 @@ export { getIntakeRequest, listIntakeRequests, type IntakeListQuery } from "./ru
 export { ensureFirstRun } from "./rules/workspaces.js"
 /**
  * Reads. `getEncounter(ws, id)` (error `EncounterNotFound`, also for another workspace's id);
- * `listEncounters(ws, {external_id?, claim_status?, limit?, page_token?}, vocabulary?)` newest
- * first, keyset-paged both ways (errors `InvalidQuery` for bad limits, filters and tokens).
+ * `listEncounters(ws, {external_id?, claim_status?, patient_last_name?, patient_date_of_birth?,
+ * date_of_service_from?, date_of_service_to?, external_id_prefix?, payer_id?, limit?, page_token?},
+ * vocabulary?)` newest first, every filter given applying, keyset-paged both ways (errors
+ * `InvalidQuery` for bad limits, filters and tokens, each named; see docs/api.md "Finding an
+ * encounter").
  */
 export { getEncounter, listEncounters, type EncounterListQuery, type StatusFilterVocabulary } from "./rules/read-encounters.js"
 /**

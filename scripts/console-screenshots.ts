@@ -1,6 +1,7 @@
 /**
- * Takes the README's console screenshots (docs/console-*.png): a seeded in-process server on
- * loopback, Debian's Chromium through playwright-core. Run: `bun scripts/console-screenshots.ts`.
+ * Takes the README's console screenshots (docs/console-*.png, at 1280x800, and
+ * docs/console-phone-*.png at 390x844): a seeded in-process server on loopback, Debian's Chromium
+ * through playwright-core. Run: `bun scripts/console-screenshots.ts`.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,7 +9,7 @@ import { join } from "node:path"
 import { chromium, type Page } from "playwright-core"
 import { createApiKey } from "../lib/rules/workspaces.js"
 import { parseRetrySchedule } from "../lib/webhooks/schedule.js"
-import { seedEncounters, seedExchange, sendRejected } from "../test/support/console-seed.js"
+import { seedEncounters, seedExchange, seedRemittances, sendRejected } from "../test/support/console-seed.js"
 import { startTestServer } from "../test/support/server.js"
 import { startReceiver } from "../test/webhooks/receiver.js"
 
@@ -58,6 +59,7 @@ for (const [externalId, statuses] of moves) {
   for (const status of statuses) await call("POST", `/api/claims/${claimId}/status`, { status, note: `moved to ${status}` })
 }
 await seedExchange(server.url, server.keys.aWriter, "x12")
+await seedRemittances(server.url, server.keys.aWriter)
 // Until the worker has settled every delivery (the last ones fail after their second attempt).
 for (let i = 0; i < 200; i++) {
   const page = await hooks("GET", `/api/webhooks/endpoints/${billing.id}/deliveries?status=pending`)
@@ -81,15 +83,23 @@ await h1(page, "Encounters")
 await page.goto(`${server.url}/console/encounters?created_from=2026-01-01`)
 await h1(page, "Encounters")
 await shot("encounters")
+await page.goto(`${server.url}/console/encounters?patient_last_name=sam&date_of_service_from=2026-10-01&date_of_service_to=2026-10-31`)
+await page.getByRole("table", { name: /^Encounters matching the filters/ }).waitFor()
+await shot("search")
+await page.goto(`${server.url}/console/encounters?created_from=2026-01-01`)
 await page.getByRole("link", { name: "enc-1024" }).click()
 await h1(page, "Encounter enc-1024")
 await shot("encounter")
+await page.goto(`${server.url}/console/encounters?external_id=x12-1`)
+await page.getByRole("link", { name: "x12-1" }).click()
+await page.getByRole("heading", { level: 2, name: "Remittances" }).waitFor()
+await shot("remittances")
 await page.goto(`${server.url}/console/intake`)
 await h1(page, "Intake log")
 await page.getByRole("button", { name: "Show raw body" }).first().click()
 await page.getByLabel("Raw body").first().waitFor()
 await shot("intake")
-await page.goto(`${server.url}/console/claims?status=submitted_to_payer`)
+await page.goto(`${server.url}/console/claims?status=draft&sort=amount&order=desc`)
 await page.getByRole("heading", { level: 2, name: /Claims in status/ }).waitFor()
 await shot("claims")
 await page.goto(`${server.url}/console/events?event_type=ExternalApi.Encounter.StatusUpdated`)
@@ -101,6 +111,21 @@ await shot("webhooks")
 await page.goto(`${server.url}/console/clearinghouse`)
 await page.getByRole("table", { name: /^Files received/ }).waitFor()
 await shot("clearinghouse")
+
+// A phone: 390 px wide. The views billing staff use most, as they fit it.
+const phone = await browser.newPage({ viewport: { width: 390, height: 844 } })
+await phone.context().addCookies(await page.context().cookies())
+const phoneShot = (name: string) => phone.screenshot({ path: join(out, `console-phone-${name}.png`), fullPage: true })
+await phone.goto(`${server.url}/console/encounters?patient_last_name=sam`)
+await phone.getByRole("table", { name: /^Encounters matching the filters/ }).waitFor()
+await phoneShot("search")
+await phone.goto(`${server.url}/console/encounters?external_id=x12-1`)
+await phone.getByRole("link", { name: "x12-1" }).click()
+await phone.getByRole("heading", { level: 2, name: "Remittances" }).waitFor()
+await phoneShot("remittances")
+await phone.goto(`${server.url}/console/claims?status=draft&sort=amount&order=desc`)
+await phone.getByRole("heading", { level: 2, name: /Claims in status/ }).waitFor()
+await phoneShot("claims")
 
 await browser.close()
 await server.close()

@@ -3,7 +3,7 @@ import { VERSION } from "./build-info.js"
 import { consoleRoutes } from "./console/console-routes.js"
 import { makeOpenApi, OpenApiDocument } from "./openapi.js"
 import { json, open, type Route } from "./route.js"
-import { claimRemittancesRoute, claimStatusRoute } from "./routes/claims.js"
+import { claimRemittancesRoute, claimStatusCountsRoute, claimStatusRoute } from "./routes/claims.js"
 import { clearinghouseRoutes } from "./routes/clearinghouse.js"
 import { compatEventRoute, compatEventsRoute, compatGetRoute, compatListRoute } from "./routes/compat.js"
 import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.js"
@@ -27,6 +27,7 @@ const apiRoutes: ReadonlyArray<Route> = [
   compatEventRoute,
   compatGetRoute,
   ...encounterReadRoutes,
+  claimStatusCountsRoute,
   claimStatusRoute,
   claimRemittancesRoute,
   intakeListRoute,

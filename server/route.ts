@@ -1,6 +1,7 @@
 import { Effect, Either, Schema } from "effect"
-import { InvalidQuery } from "../lib/domain/errors.js"
+import { FieldIssue, InvalidQuery } from "../lib/domain/errors.js"
 import { requestDecoder } from "../lib/domain/field-issues.js"
+import { capProblems } from "../lib/domain/problems.js"
 import type { Principal, Scope } from "../lib/domain/workspace.js"
 import type { Clock, Ids } from "../lib/ports/clock.js"
 import type { Storage } from "../lib/ports/storage.js"
@@ -85,31 +86,48 @@ const toRecord = (params: URLSearchParams): Record<string, string | ReadonlyArra
   return Object.fromEntries(out)
 }
 
+/**
+ * What a route does with a query parameter it does not declare: `ignore` it (the default, and what
+ * every route did before `refuse` existed: clients add cache busters such as `_`, and the compat
+ * routes take requests from the vendor's SDKs), or `refuse` it, naming it in a 400
+ * `invalid_parameter`, so that a misspelt filter is not answered as an unfiltered list.
+ */
+export type UnknownParameters = "ignore" | "refuse"
+
 /** Decodes query parameters with a schema; failures name each parameter (400). */
-export const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>) => {
+export const decodeQuery = <Q, I>(schema: Schema.Schema<Q, I, never>, unknown: UnknownParameters = "ignore") => {
   const decode = requestDecoder(schema)
-  // Without declared parameters there is nothing to check (unknown ones are ignored everywhere).
   const ast = Schema.encodedSchema(schema).ast
+  const declared = new Set(ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)) : [])
+  // Without declared parameters there is nothing to check (unless unknown ones are refused).
   const empty = decode({})
-  if (ast._tag === "TypeLiteral" && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0 && Either.isRight(empty)) {
+  if (unknown === "ignore" && ast._tag === "TypeLiteral" && declared.size === 0 && ast.indexSignatures.length === 0 && Either.isRight(empty)) {
     const none = Effect.succeed(empty.right)
     return (_params: URLSearchParams): Effect.Effect<Q, InvalidQuery> => none
   }
-  return (params: URLSearchParams): Effect.Effect<Q, InvalidQuery> =>
-    Either.match(decode(toRecord(params)), {
-      onRight: Effect.succeed,
-      onLeft: (errors) => Effect.fail(new InvalidQuery({ errors }))
-    })
+  const undeclared = (params: URLSearchParams): Array<FieldIssue> => {
+    if (unknown === "ignore") return []
+    const names = new Set<string>()
+    for (const name of params.keys()) if (!declared.has(name)) names.add(name)
+    return [...names].map((path) => new FieldIssue({ path, message: "is not a parameter of this route" }))
+  }
+  return (params: URLSearchParams): Effect.Effect<Q, InvalidQuery> => {
+    const decoded = decode(toRecord(params))
+    const strays = undeclared(params)
+    if (Either.isRight(decoded) && strays.length === 0) return Effect.succeed(decoded.right)
+    const errors = capProblems([...(Either.isLeft(decoded) ? decoded.left : []), ...strays])
+    return Effect.fail(new InvalidQuery({ errors }))
+  }
 }
 
 type Handler<Q, P> = (input: HandlerInput<Q, P>) => Effect.Effect<Reply, HttpFailure, Services>
 
 /** A route that needs an API key (and optionally a scope); the handler gets the principal. */
 export const authed = <Q, I>(
-  doc: RouteDoc & { readonly scope?: Scope; readonly query: Schema.Schema<Q, I, never> },
+  doc: RouteDoc & { readonly scope?: Scope; readonly query: Schema.Schema<Q, I, never>; readonly unknownParameters?: UnknownParameters },
   handler: Handler<Q, Principal>
 ): Route => {
-  const decode = decodeQuery(doc.query)
+  const decode = decodeQuery(doc.query, doc.unknownParameters)
   return { ...doc, auth: true, run: (input) => Effect.gen(() => runAuthed(input, decode, handler)) }
 }
 
@@ -124,7 +142,7 @@ function* runAuthed<Q>(
   return yield* handler({ ...input, principal, query })
 }
 
-/** For routes that take no query parameters (unknown ones are ignored everywhere). */
+/** For routes that take no query parameters (unknown ones are ignored, unless the route refuses them). */
 export const NoQuery = Schema.Struct({})
 
 /** A route open without a key (health, readiness, the API description). */

@@ -1,4 +1,6 @@
-import type { EncounterWithClaim } from "./encounter.js"
+import { dateOfService, type EncounterWithClaim, totalChargeCents } from "./encounter.js"
+
+export { totalChargeCents }
 
 /** One encounter as a list row: who, when, how much, and where its claim stands. */
 export interface EncounterSummary {
@@ -14,15 +16,12 @@ export interface EncounterSummary {
   readonly claim_status_changed_at: string
 }
 
-export const totalChargeCents = (lines: ReadonlyArray<{ readonly charge_amount_cents?: number | undefined }> | undefined): number =>
-  (lines ?? []).reduce((sum, line) => sum + (line.charge_amount_cents ?? 0), 0)
-
 export const toEncounterSummary = ({ encounter: e, claim }: EncounterWithClaim): EncounterSummary => ({
   id: e.id,
   external_id: e.external_id,
   created_at: e.created_at,
   patient_name: `${e.payload.patient.first_name} ${e.payload.patient.last_name}`,
-  date_of_service: e.payload.date_of_service ?? e.payload.service_lines?.[0]?.date_of_service ?? null,
+  date_of_service: dateOfService(e.payload),
   total_charge_cents: totalChargeCents(e.payload.service_lines),
   claim_id: claim.id,
   claim_status: claim.status,

@@ -84,9 +84,40 @@ export const EncounterRow = Schema.Struct({
    * How many times the row was written after its insert: every update adds one (storage does, see
    * `TableDef.revision`). Rows of one id and revision are the same, so a reader may keep what it read.
    */
-  revision: Schema.Number
+  revision: Schema.Number,
+  // What the list filters and the claim money read, derived from the validated payload at intake
+  // (`searchColumns`; migration 13 filled them for the rows stored before). Never written again:
+  // the payload does not change.
+  /** The patient's last name in `foldName` form (the `patient_last_name` prefix filter). */
+  patient_last_name_lower: Schema.String,
+  patient_date_of_birth: Schema.String,
+  /** The encounter's date of service, or its first line's (`dateOfService`); null without either. */
+  date_of_service: Schema.NullOr(Schema.String),
+  /** The primary insurance card's payer id; null without one (self-pay). */
+  payer_id: Schema.NullOr(Schema.String),
+  /** The sum of the service lines' charges (`totalChargeCents`): the claim's billed amount. */
+  billed_cents: Schema.Number
 })
 export type EncounterRow = typeof EncounterRow.Type
+
+/** A name as the last-name filter compares it: case folded, in one Unicode form. */
+export const foldName = (name: string): string => name.normalize("NFC").toLowerCase()
+
+/** The date of service a claim shows: the encounter's own, else its first service line's. */
+export const dateOfService = (p: EncounterCreate): string | null => p.date_of_service ?? p.service_lines?.[0]?.date_of_service ?? null
+
+/** The sum of the service lines' charges; a line without a charge counts as zero. */
+export const totalChargeCents = (lines: ReadonlyArray<{ readonly charge_amount_cents?: number | undefined }> | undefined): number =>
+  (lines ?? []).reduce((sum, line) => sum + (line.charge_amount_cents ?? 0), 0)
+
+/** The columns of an encounter's row that the list filters and the claim counts read, from its payload. */
+export const searchColumns = (p: EncounterCreate) => ({
+  patient_last_name_lower: foldName(p.patient.last_name),
+  patient_date_of_birth: p.patient.date_of_birth,
+  date_of_service: dateOfService(p),
+  payer_id: p.subscriber_primary?.insurance_card.payer_id ?? null,
+  billed_cents: totalChargeCents(p.service_lines)
+})
 
 /** The claim columns the encounter's row copies (`latest_claim_*`), by the claim's column. */
 const latestClaimCopies = {
@@ -132,7 +163,8 @@ export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord, r
   raw_request_id: rawRequestId,
   ...(latestClaimCopy(claim) as Pick<EncounterRow, (typeof latestClaimCopies)[keyof typeof latestClaimCopies]>),
   latest_claim_remittances_at: null,
-  revision: 0
+  revision: 0,
+  ...searchColumns(encounter.payload)
 })
 
 export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
@@ -294,7 +326,7 @@ export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: Readonl
   billable_status: p.billable_status,
   responsible_party: p.responsible_party,
   place_of_service_code: p.place_of_service_code,
-  date_of_service: p.date_of_service ?? p.service_lines?.[0]?.date_of_service ?? null,
+  date_of_service: dateOfService(p),
   resubmission_original_claim_id: null,
   resubmission_action: null,
   original_payer_claim_control_number: null,

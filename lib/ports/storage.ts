@@ -10,10 +10,35 @@ import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileOutcomeRecord,
 import type { PagedTable, PageFilter, RecordOf, WorkspaceTable } from "./tables.js"
 import type { CommittedWrite, WriteResult } from "./write.js"
 
-/** List encounters newest first by (created_at, id); rows come back in scan order, at most `limit + 1`. */
+/**
+ * List encounters newest first by (created_at, id); rows come back in scan order, at most
+ * `limit + 1`. Every filter given applies (see `EncounterSearch` for what each means).
+ */
 export interface EncounterScan {
   readonly external_id?: string | undefined
   readonly claim_status?: string | undefined
+  /** A prefix of `patient_last_name_lower` (already folded with `foldName`). */
+  readonly patient_last_name_prefix?: string | undefined
+  readonly patient_date_of_birth?: string | undefined
+  /** Inclusive bounds on `date_of_service`, `YYYY-MM-DD`. */
+  readonly date_of_service_from?: string | undefined
+  readonly date_of_service_to?: string | undefined
+  readonly external_id_prefix?: string | undefined
+  readonly payer_id?: string | undefined
+  readonly position?: Position | undefined
+  readonly limit: number
+}
+
+/**
+ * The encounters whose latest claim is in one status, ordered by how long it has been in it
+ * (`latest_claim_status_changed_at`) or by its billed amount (`billed_cents`), then by id, both
+ * ascending or both descending; the position's key is (that value, id). Rows come back in scan
+ * order, at most `limit + 1`.
+ */
+export interface ClaimWorkScan {
+  readonly status: string
+  readonly by: "status_changed_at" | "billed_cents"
+  readonly descending: boolean
   readonly position?: Position | undefined
   readonly limit: number
 }
@@ -35,10 +60,12 @@ export interface EncounterEventScan {
   readonly limit: number
 }
 
-/** How many encounters' latest claims are in one status. */
+/** How many encounters' latest claims are in one status, and what they bill together. */
 export interface ClaimStatusCount {
   readonly status: string
   readonly count: number
+  /** The sum of their `billed_cents`. */
+  readonly billed_cents: number
 }
 
 /** List raw requests newest first by (received_at, id); rows come back in scan order, at most `limit + 1`. */
@@ -112,8 +139,13 @@ export interface StorageShape {
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
-  /** Exact counts of the workspace's encounters by their latest claim's status, for the statuses that have any (in no set order). */
+  /**
+   * Exact counts of the workspace's encounters by their latest claim's status, with the sum of
+   * their billed amounts, for the statuses that have any (in no set order).
+   */
   readonly countClaimStatuses: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ClaimStatusCount>, StorageError>
+  /** A status's work list: its encounters by age in the status or by amount (see `ClaimWorkScan`). */
+  readonly listClaimWork: (ws: WorkspaceId, q: ClaimWorkScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
   /** A claim by its own id, with its encounter and remittances. */
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   /** A claim by its patient control number, with its encounter and remittances. */

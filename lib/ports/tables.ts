@@ -21,6 +21,8 @@ export interface TableDef<S extends Schema.Schema.AnyNoContext> {
   readonly unique: Readonly<Record<string, ReadonlyArray<keyof Schema.Schema.Type<S> & string>>>
   /** A number column every update adds one to, whatever else it sets (inserts write it as given). */
   readonly revision?: keyof Schema.Schema.Type<S> & string
+  /** Number columns PostgreSQL stores as BIGINT, which its driver answers as text: read as numbers. */
+  readonly bigint?: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
 }
 
 const table = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>): TableDef<S> => def
@@ -35,7 +37,9 @@ export const Tables = {
     json: ["payload"],
     generated: [],
     unique: { external_id: ["workspace_id", "external_id"] },
-    revision: "revision"
+    revision: "revision",
+    // A claim's lines may add up past a 32-bit integer.
+    bigint: ["billed_cents"]
   }),
   claims: table({
     name: "claims",

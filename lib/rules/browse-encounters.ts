@@ -1,12 +1,14 @@
 import { Effect } from "effect"
 import { ClaimStatuses } from "../domain/claim-status.js"
+import { checkEncounterSearch, type EncounterSearch, EncounterSearchParameters, searchScope } from "../domain/encounter-search.js"
 import { type EncounterSummary, toEncounterSummary } from "../domain/encounter-summary.js"
 import { FieldIssue, InvalidQuery } from "../domain/errors.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, type Page, type Position, toPage, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"
 
-export interface BrowseQuery {
+/** The console's filters: the API list's (empty values count as absent, as a form sends them) and a created range. */
+export interface BrowseQuery extends EncounterSearch {
   readonly external_id?: string | undefined
   /** Any status of the vocabulary (the operator console filters on all of them). */
   readonly claim_status?: string | undefined
@@ -33,8 +35,8 @@ const dayStart = (path: string, value: string | undefined, issues: Array<FieldIs
 }
 
 /**
- * Encounter rows newest first, filtered by external id, claim status and a created range, keyset
- * paged. The range costs no scan: the upper bound is where the scan starts (a position in the
+ * Encounter rows newest first, filtered by external id, claim status, the search filters and a
+ * created range, keyset paged. The range costs no scan: the upper bound is where the scan starts (a position in the
  * `(created_at, id)` order), and the lower bound ends it, since rows come in that order.
  */
 export const browseEncounters = (workspaceId: WorkspaceId, query: BrowseQuery) =>
@@ -44,6 +46,12 @@ export const browseEncounters = (workspaceId: WorkspaceId, query: BrowseQuery) =
     if (query.claim_status !== undefined && !(ClaimStatuses as ReadonlyArray<string>).includes(query.claim_status)) {
       issues.push(new FieldIssue({ path: "claim_status", message: "must be a known claim status" }))
     }
+    const given: Record<string, string> = {}
+    for (const p of EncounterSearchParameters) {
+      const value = query[p]
+      if (value !== undefined && value !== "") given[p] = value
+    }
+    const search = checkEncounterSearch(given, issues)
     const from = dayStart("created_from", query.created_from, issues)
     const toDay = dayStart("created_to", query.created_to, issues)
     if (from !== undefined && toDay !== undefined && toDay < from) {
@@ -53,12 +61,21 @@ export const browseEncounters = (workspaceId: WorkspaceId, query: BrowseQuery) =
     const lower = from === undefined ? undefined : new Date(from).toISOString()
     const upper = toDay === undefined ? undefined : new Date(toDay + DAY_MS).toISOString()
     const externalId = query.external_id === "" ? undefined : query.external_id
-    const scope = tokenScope([workspaceId, "console-encounters", externalId ?? null, query.claim_status ?? null, lower ?? null, upper ?? null])
+    const scope = tokenScope([
+      workspaceId,
+      "console-encounters",
+      externalId ?? null,
+      query.claim_status ?? null,
+      lower ?? null,
+      upper ?? null,
+      ...(search === undefined ? [] : searchScope(search))
+    ])
     const fromToken = query.page_token === undefined || query.page_token === "" ? undefined : yield* decodeToken(query.page_token, scope)
     // "Before the next day's first instant": strictly older than (upper, MIN_ID) is created_at < upper.
     const start: Position | undefined = upper === undefined ? undefined : { dir: "next", key: [upper, MIN_ID] }
     const storage = yield* Storage
     const rows = yield* storage.listEncounters(workspaceId, {
+      ...search,
       external_id: externalId,
       claim_status: query.claim_status,
       position: fromToken ?? start,

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { ClaimStatuses, FilterableClaimStatuses } from "../domain/claim-status.js"
+import { checkEncounterSearch, type EncounterSearch, searchScope } from "../domain/encounter-search.js"
 import { EncounterNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
 import { EncounterId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
@@ -16,7 +17,8 @@ function* getEncounterGen(workspaceId: WorkspaceId, id: string) {
   return found.value
 }
 
-export interface EncounterListQuery {
+/** A list's query: the external id, the claim status and the search filters (`EncounterSearch`), all combinable. */
+export interface EncounterListQuery extends EncounterSearch {
   readonly external_id?: string | undefined
   readonly claim_status?: string | undefined
   readonly limit?: number | undefined
@@ -34,7 +36,10 @@ const vocabularies: Record<StatusFilterVocabulary, ReadonlyArray<string>> = {
   all: ClaimStatuses
 }
 
-/** Encounters newest first by (created_at, id), keyset-paged both ways. */
+/**
+ * Encounters newest first by (created_at, id), keyset-paged both ways, narrowed by every filter
+ * given (`InvalidQuery` names each bad one, all at once).
+ */
 export const listEncounters = (
   workspaceId: WorkspaceId,
   query: EncounterListQuery,
@@ -44,15 +49,24 @@ export const listEncounters = (
 function* listEncountersGen(workspaceId: WorkspaceId, query: EncounterListQuery, vocabulary: StatusFilterVocabulary) {
   const limit = yield* checkLimit(query.limit)
   const statuses = vocabularies[vocabulary]
+  const issues: Array<FieldIssue> = []
   if (query.claim_status !== undefined && !statuses.includes(query.claim_status)) {
-    return yield* new InvalidQuery({
-      errors: [new FieldIssue({ path: "claim_status", message: `must be one of ${statuses.join(", ")}` })]
-    })
+    issues.push(new FieldIssue({ path: "claim_status", message: `must be one of ${statuses.join(", ")}` }))
   }
-  const scope = tokenScope([workspaceId, "encounters", query.external_id ?? null, query.claim_status ?? null])
+  const search = checkEncounterSearch(query, issues)
+  if (issues.length > 0) return yield* new InvalidQuery({ errors: issues })
+  // Without a search filter the scope is what it was before the search existed: tokens stay valid.
+  const scope = tokenScope([
+    workspaceId,
+    "encounters",
+    query.external_id ?? null,
+    query.claim_status ?? null,
+    ...(search === undefined ? [] : searchScope(search))
+  ])
   const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
   const storage = yield* Storage
   const rows = yield* storage.listEncounters(workspaceId, {
+    ...search,
     external_id: query.external_id,
     claim_status: query.claim_status,
     position,

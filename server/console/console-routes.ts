@@ -1,15 +1,16 @@
 import type { Route } from "../route.js"
-import { claimCountsRoute, moveClaimRoute } from "./routes/claims.js"
+import { claimCountsRoute, claimWorkRoute, moveClaimRoute } from "./routes/claims.js"
 import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
-import { assetRoute, pageRoutes } from "./routes/pages.js"
+import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
 import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
-import { retryDeliveryRoute, webhookDeliveriesRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
+import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
 export const consoleRoutes: ReadonlyArray<Route> = [
+  rootRoute,
   ...pageRoutes,
   assetRoute,
   signInRoute,
@@ -18,6 +19,7 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   browseEncountersRoute,
   encounterDetailRoute,
   claimCountsRoute,
+  claimWorkRoute,
   moveClaimRoute,
   intakeListRoute,
   intakeGetRoute,
@@ -25,6 +27,7 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   webhookEndpointsRoute,
   webhookEndpointRoute,
   webhookDeliveriesRoute,
+  webhookDeliveryRoute,
   retryDeliveryRoute,
   x12BatchesRoute,
   x12BatchFileRoute,

@@ -52,9 +52,18 @@ function* create(principal: Principal, request: Request, bodyLimit: number) {
   return result.duplicate ? json(200, { ...ids, duplicate: true }) : json(202, ids)
 }
 
+const day = (description: string) => Schema.String.annotations({ description, jsonSchema: { type: "string", format: "date" } })
+
+/** The list's filters: every one given applies; see docs/api.md ("Finding an encounter"). */
 const ListQuery = Schema.Struct({
-  external_id: Schema.optional(Schema.String),
+  external_id: Schema.optional(Schema.String.annotations({ description: "The external id, exactly" })),
   claim_status: Schema.optional(FilterableClaimStatus),
+  patient_last_name: Schema.optional(Schema.String.annotations({ description: "A prefix of the patient's last name, in any case (1 to 255 characters)" })),
+  patient_date_of_birth: Schema.optional(day("The patient's date of birth, YYYY-MM-DD")),
+  date_of_service_from: Schema.optional(day("The earliest date of service (the encounter's, else its first service line's), YYYY-MM-DD, inclusive")),
+  date_of_service_to: Schema.optional(day("The latest date of service, YYYY-MM-DD, inclusive")),
+  external_id_prefix: Schema.optional(Schema.String.annotations({ description: "A prefix of the external id, case as sent (1 to 255 characters)" })),
+  payer_id: Schema.optional(Schema.String.annotations({ description: "The primary insurance card's payer id, exactly" })),
   limit: Schema.optional(Limit),
   page_token: Schema.optional(PageToken)
 })
@@ -69,7 +78,10 @@ const listDoc = (path: string) =>
     operationId: path.startsWith("/api") ? "listEncountersApi" : "listEncounters",
     tag: "Encounters",
     summary: "List normalized encounters, newest first",
+    description:
+      "Filters combine (each given one applies) and page together; a page token is bound to the filters it was issued with. A malformed value, or a parameter not listed here, is 400 invalid_parameter naming it.",
     query: ListQuery,
+    unknownParameters: "refuse",
     responses: { 200: { description: "A page of encounters", schema: EncounterPage }, ...problems(400, 401, 429) }
   }) as const
 

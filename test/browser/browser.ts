@@ -62,10 +62,16 @@ const RUN_AXE = `axe.run(document, { resultTypes: ["violations"] }).then((r) =>
 /**
  * Runs axe-core on the view at `path` and asserts no serious or critical violation. axe is
  * injected in a separate context that bypasses the page's CSP (only for the injection); the
- * context gets the session cookie of the one under test.
+ * context gets the session cookie of the one under test (and its screen size, when given).
  */
-export const expectAccessible = async (browser: Browser, from: BrowserContext, url: string, ready: (page: Page) => Promise<unknown>) => {
-  const context = await browser.newContext({ bypassCSP: true })
+export const expectAccessible = async (
+  browser: Browser,
+  from: BrowserContext,
+  url: string,
+  ready: (page: Page) => Promise<unknown>,
+  viewport?: { readonly width: number; readonly height: number }
+) => {
+  const context = await browser.newContext({ bypassCSP: true, ...(viewport === undefined ? {} : { viewport }) })
   try {
     await context.addCookies(await from.cookies())
     const page = await context.newPage()
@@ -80,3 +86,31 @@ export const expectAccessible = async (browser: Browser, from: BrowserContext, u
     await context.close()
   }
 }
+
+/** The phone and the laptop screen every view must be usable on. */
+export const SCREENS = [
+  { name: "390x844", viewport: { width: 390, height: 844 } },
+  { name: "1280x800", viewport: { width: 1280, height: 800 } }
+] as const
+
+/**
+ * What sticks out sideways of the screen: the page's own scroll width past the window, and each
+ * element whose box reaches beyond either edge, except inside a table's scroll box (which scrolls
+ * its table) and what is visually hidden on purpose (1 px, clipped).
+ */
+export const offScreen = (page: Page): Promise<ReadonlyArray<string>> =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    const out: Array<string> = []
+    if (document.documentElement.scrollWidth > width) out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`)
+    for (const el of Array.from(document.body.querySelectorAll("*"))) {
+      if (el.closest(".table-scroll") !== null && !el.classList.contains("table-scroll")) continue
+      const r = el.getBoundingClientRect()
+      if (r.width <= 1 || r.height <= 1) continue
+      if (r.right > width + 0.5 || r.left < -0.5) {
+        const label = (el.textContent ?? "").trim().slice(0, 40)
+        out.push(`${el.tagName.toLowerCase()}${el.id === "" ? "" : `#${el.id}`}.${el.className} [${Math.round(r.left)}, ${Math.round(r.right)}] ${label}`)
+      }
+    }
+    return out
+  })

@@ -46,6 +46,7 @@ describe.skipIf(!available)("console events view in Chromium", () => {
     await page.getByLabel("New status for encounter enc-1002").selectOption("coded")
     await page.getByLabel("Note (optional)").fill("codes checked")
     await page.getByRole("button", { name: "Move claim" }).click()
+    await page.getByRole("button", { name: "Confirm move" }).click()
     await page.getByRole("status").filter({ hasText: "Claim moved to coded." }).waitFor()
 
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Events" }).click()

@@ -415,6 +415,14 @@ describe("SQLite adapter: migrations", () => {
     driver.close()
     return { file, made }
   }
+  /** The columns migration 13 added, which today's writes of an encounter name. */
+  const searchColumns = [
+    "patient_last_name_lower TEXT NOT NULL DEFAULT ''",
+    "patient_date_of_birth TEXT NOT NULL DEFAULT ''",
+    "date_of_service TEXT",
+    "payer_id TEXT",
+    "billed_cents INTEGER NOT NULL DEFAULT 0"
+  ]
   const throughMigration5 = {
     "1_init": init,
     "2_encounter_claim_columns": encounterClaimColumns,
@@ -427,7 +435,7 @@ describe("SQLite adapter: migrations", () => {
     // An encounter whose claim has moved once.
     const { file, made } = await storedBefore(
       throughMigration5,
-      ["revision INTEGER NOT NULL DEFAULT 0", "raw_request_id TEXT"],
+      ["revision INTEGER NOT NULL DEFAULT 0", "raw_request_id TEXT", ...searchColumns],
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("old", "Old")).id
         const created = yield* createEncounter(ws, validPayload("old-1"))
@@ -517,7 +525,7 @@ describe("SQLite adapter: migrations", () => {
         "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
         "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint
       },
-      ["raw_request_id TEXT"],
+      ["raw_request_id TEXT", ...searchColumns],
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("old", "Old")).id
         yield* Effect.either(intakeEncounter({ workspace_id: ws, body: body({ ...validPayload("old-1"), diagnoses: [] }) }))

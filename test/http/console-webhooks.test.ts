@@ -61,7 +61,8 @@ describe("console webhooks", () => {
       ["GET", "/console/api/webhooks/endpoints"],
       ["GET", `/console/api/webhooks/endpoints/${endpointId}`],
       ["GET", `/console/api/webhooks/endpoints/${endpointId}/deliveries`],
-      ["POST", `/console/api/webhooks/deliveries/${delivery!.id}/retry`]
+      ["POST", `/console/api/webhooks/deliveries/${delivery!.id}/retry`],
+      ["GET", `/console/api/webhooks/deliveries/${delivery!.id}`]
     ] as const) {
       expectProblem(await consoleCall(server, s, method, path), 403, "forbidden")
     }
@@ -108,6 +109,9 @@ describe("console webhooks", () => {
     )
     expect(after.find((d) => d.id === delivery!.id)?.status).toBe("failed")
     expect(receiver.received.length).toBe(before + 1)
+    // The one delivery, as the page reads it again after a retry.
+    const one = await consoleCall(server, s, "GET", `/console/api/webhooks/deliveries/${delivery!.id}`)
+    expect(one.body).toEqual(after.find((d) => d.id === delivery!.id))
   })
 
   test("another workspace's endpoint and delivery are not found", async () => {
@@ -117,6 +121,7 @@ describe("console webhooks", () => {
     expectProblem(await consoleCall(server, s, "GET", `/console/api/webhooks/endpoints/${endpointId}/deliveries`), 404, "not_found")
     expectProblem(await consoleCall(server, s, "POST", `/console/api/webhooks/deliveries/${delivery!.id}/retry`), 404, "not_found")
     expectProblem(await consoleCall(server, s, "POST", `/console/api/webhooks/deliveries/${unknownUuid()}/retry`), 404, "not_found")
+    expectProblem(await consoleCall(server, s, "GET", `/console/api/webhooks/deliveries/${delivery!.id}`), 404, "not_found")
     expect((await consoleCall(server, s, "GET", "/console/api/webhooks/endpoints")).body.items).toEqual([])
   })
 })

@@ -7,7 +7,7 @@ import { CSP } from "../../server/console/headers.js"
 import { seedEncounters, sendRejected } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
 import { api, expectProblem, unknownUuid } from "./client.js"
-import { consoleCall, signInConsole } from "./console-support.js"
+import { type ConsoleSession, consoleCall, signInConsole } from "./console-support.js"
 
 let server: TestServer
 
@@ -233,11 +233,55 @@ describe("console reads", () => {
     const res = await consoleCall(server, s, "GET", "/console/api/claims/counts")
     expect(res.body.counts.map((c: { status: string }) => c.status)).toEqual([...ClaimStatuses])
     const draft = res.body.counts.find((c: { status: string }) => c.status === "draft")
-    expect(draft).toEqual({ status: "draft", count: 2, allowed_transitions: [...ClaimTransitions.draft] })
+    // other-1001: one line of $125.00; other-1002: $185.00 and $28.00.
+    expect(draft).toEqual({ status: "draft", count: 2, billed_cents: 12500 + 18500 + 2800, allowed_transitions: [...ClaimTransitions.draft] })
     expect(res.body.counts.reduce((n: number, c: { count: number }) => n + c.count, 0)).toBe(2)
     const counted = await server.runtime.runPromise(countClaimsByStatus(WorkspaceId.make(server.workspaces.a)))
     const total = (await api(server)("GET", "/api/encounters?limit=100")).body.items.length
     expect(counted.reduce((n, c) => n + c.count, 0)).toBe(total)
+  })
+})
+
+describe("console claims work list and search", () => {
+  // One session for both: sign-ins per key are limited, and the other tests sign in too.
+  let s: ConsoleSession
+  beforeAll(async () => {
+    s = await signInConsole(server, server.keys.aWriter)
+  })
+
+  test("a status's claims by age or amount, with days in the status, paged; bad values are 400", async () => {
+    const work = (query: string) => consoleCall(server, s, "GET", `/console/api/claims/work?${query}`)
+    const ids = (res: { body: { items: ReadonlyArray<{ external_id: string }> } }) => res.body.items.map((i) => i.external_id)
+    const byAge = await work("status=draft")
+    expect(byAge.status).toBe(200)
+    // Longest in the status first: the oldest status time first.
+    const since = byAge.body.items.map((i: { claim_status_changed_at: string }) => i.claim_status_changed_at)
+    expect(since).toEqual([...since].sort())
+    expect(byAge.body.items[0]).toMatchObject({ external_id: "con-1001", days_in_status: 0, total_charge_cents: 12500, claim_status: "draft" })
+    const byAmount = await work("status=draft&sort=amount&limit=2")
+    const amounts = byAmount.body.items.map((i: { total_charge_cents: number }) => i.total_charge_cents)
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a))
+    const next = await work(`status=draft&sort=amount&limit=2&page_token=${byAmount.body.next_page_token}`)
+    expect(next.body.items[0].total_charge_cents).toBeLessThanOrEqual(amounts[1])
+    const ascending = await work("status=draft&sort=amount&order=asc&limit=100")
+    expect(ids(ascending)).toEqual(ids(await work("status=draft&sort=amount&limit=100")).reverse())
+    for (const [query, path] of [["", "status"], ["status=nope", "status"], ["status=draft&sort=size", "sort"], ["status=draft&order=up", "order"], [`status=draft&sort=amount&page_token=${byAge.body.next_page_token ?? "x"}`, "page_token"]]) {
+      const res = await work(query!)
+      expectProblem(res, 400, "invalid_parameter")
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([path])
+    }
+  })
+
+  test("the encounter list takes the search filters; empty values are no filter", async () => {
+    const list = (query: string) => consoleCall(server, s, "GET", `/console/api/encounters?${query}`)
+    const ids = (res: { body: { items: ReadonlyArray<{ external_id: string }> } }) => res.body.items.map((i) => i.external_id)
+    // Seeded: con-1001 Avery Testpatient (2026-10-01), con-1002 Jordan Samplesmith (2026-10-02), ...
+    expect(ids(await list("patient_last_name=samplesm"))).toEqual(["con-1002"])
+    expect(ids(await list("date_of_service_from=2026-10-02&date_of_service_to=2026-10-03&patient_last_name="))).toEqual(["con-1003", "con-1002"])
+    expect(ids(await list("external_id_prefix=con-100&patient_date_of_birth=1984-03-27&payer_id=")).length).toBe(7)
+    const bad = await list("patient_date_of_birth=1984-13-01&date_of_service_from=x")
+    expectProblem(bad, 400, "invalid_parameter")
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(["patient_date_of_birth", "date_of_service_from"])
   })
 })
 

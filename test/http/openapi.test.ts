@@ -123,10 +123,12 @@ describe("every route, driven over HTTP", () => {
       hit(server, "/api/claims/{claim_id}/status", "POST", `/api/claims/${draft.claim}/status`, { key: server.keys.aWriter, body: { status } })
     expect((await move("submitted_to_payer")).status).toBe(200)
     expect((await move("draft")).status).toBe(409)
+    expect((await hit(server, "/api/claims/status-counts", "GET", "/api/claims/status-counts")).status).toBe(200)
 
     const lists: ReadonlyArray<readonly [string, string]> = [
       ["/encounters", "?limit=7"],
       ["/api/encounters", "?limit=7&claim_status=draft"],
+      ["/api/encounters", "?limit=2&patient_last_name=t&date_of_service_from=2000-01-01&external_id_prefix=o"],
       ["/api/encounters/compat-version", "?limit=7"],
       ["/api/encounters/compat-version", "?claim_status=submitted_to_payer"],
       ["/api/encounters/compat-version/events", "?limit=7"],

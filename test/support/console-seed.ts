@@ -1,6 +1,6 @@
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { validPayload } from "./payloads.js"
-import { make999, x12File } from "./x12-files.js"
+import { make835, make999, x12File } from "./x12-files.js"
 
 const people = [
   ["Avery", "Testpatient"],
@@ -108,4 +108,46 @@ export const seedExchange = async (baseUrl: string, writerKey: string, prefix = 
   files.unshift(str(expectStatus("277CA", await call("POST", "/api/x12/inbound", x12File("277ca-mixed.x12"), x12), 200), "id"))
   expectStatus("refused 835", await call("POST", "/api/x12/inbound", x12File("835-bad-se-count.x12"), x12), 422)
   return { batchId: str(batch, "id"), interchangeControlNumber: Number(str(batch, "interchange_control_number")), fileIds: files }
+}
+
+/**
+ * Two payments to the first claim `seedExchange` sent (PCN0001, encounter `<prefix>-1`, one line of
+ * $125.00; call it first): $90.00 with contractual and patient adjustments, then $15.00 more when
+ * the payer reversed the contractual one, so that its encounter shows two remittances.
+ */
+export const seedRemittances = async (baseUrl: string, writerKey: string): Promise<void> => {
+  const send = async (body: string) => {
+    const res = await fetch(`${baseUrl}/api/x12/inbound`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${writerKey}`, "content-type": "application/edi-x12" },
+      body
+    })
+    const answer: unknown = await res.json()
+    const duplicate = typeof answer === "object" && answer !== null && Reflect.get(answer, "duplicate") === true
+    if (res.status !== 200 || duplicate) throw new Error(`835: ${res.status} ${JSON.stringify(answer)}`)
+  }
+  await send(
+    make835(931, "EFT20261130001", "20261130", [
+      {
+        pcn: "PCN0001",
+        charge: 12500,
+        paid: 9000,
+        patient: 2000,
+        payerControl: "PLB2026112400017",
+        lines: [{ code: "99213", charge: 12500, paid: 9000, adjustments: [["CO", "45", 1500], ["PR", "1", 2000]] }]
+      }
+    ])
+  )
+  await send(
+    make835(932, "CHK000451", "20261214", [
+      {
+        pcn: "PCN0001",
+        charge: 12500,
+        paid: 1500,
+        patient: 0,
+        payerControl: "PLB2026112400017",
+        lines: [{ code: "99213", charge: 12500, paid: 1500, adjustments: [["CO", "45", -1500]] }]
+      }
+    ])
+  )
 }

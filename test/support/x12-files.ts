@@ -68,3 +68,39 @@ export const clearinghouseSettingsFlags: ReadonlyArray<string> = [
   "--receiver-id", "CH987",
   "--usage", "T"
 ]
+
+/** A claim an 835 pays (amounts in cents; adjustments as [group, reason, cents]). */
+export interface Paid835Claim {
+  readonly pcn: string
+  readonly charge: number
+  readonly paid: number
+  readonly patient?: number
+  readonly payerControl?: string
+  readonly adjustments?: ReadonlyArray<readonly [string, string, number]>
+  readonly lines?: ReadonlyArray<{
+    readonly code: string
+    readonly charge: number
+    readonly paid: number
+    readonly adjustments?: ReadonlyArray<readonly [string, string, number]>
+  }>
+}
+
+/** An 835 of one payment (`check`, paid on `paidOn`, YYYYMMDD) to the claims named by PCN, processed as primary. */
+export const make835 = (icn: number, check: string, paidOn: string, claims: ReadonlyArray<Paid835Claim>): string => {
+  const dollars = (cents: number) => (cents / 100).toFixed(2)
+  const cas = (adjustments: ReadonlyArray<readonly [string, string, number]> = []) => adjustments.map(([g, r, c]) => `CAS*${g}*${r}*${dollars(c)}`)
+  const total = claims.reduce((sum, c) => sum + c.paid, 0)
+  return envelope(icn, "HP", "005010X221A1", "835", [
+    `BPR*I*${dollars(total)}*C*ACH*CCP*01*999999992*DA*123456789*1512345678**01*999988880*DA*98765*${paidOn}`,
+    `TRN*1*${check}*1512345678`,
+    "N1*PR*EXAMPLE HEALTH PLAN",
+    "REF*2U*EXHP1",
+    "N1*PE*EXAMPLE CLINIC*XX*1234567893",
+    "LX*1",
+    ...claims.flatMap((c) => [
+      `CLP*${c.pcn}*1*${dollars(c.charge)}*${dollars(c.paid)}*${c.patient === undefined ? "" : dollars(c.patient)}*12*${c.payerControl ?? `PCC${c.pcn}`}*11*1`,
+      ...cas(c.adjustments),
+      ...(c.lines ?? []).flatMap((l) => [`SVC*HC:${l.code}*${dollars(l.charge)}*${dollars(l.paid)}**1`, ...cas(l.adjustments)])
+    ])
+  ])
+}

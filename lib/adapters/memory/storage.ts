@@ -250,7 +250,13 @@ export const makeMemoryStorage = (): StorageShape => {
             (e) =>
               e.workspace_id === ws &&
               (q.external_id === undefined || e.external_id === q.external_id) &&
-              (q.claim_status === undefined || e.latest_claim_status === q.claim_status)
+              (q.claim_status === undefined || e.latest_claim_status === q.claim_status) &&
+              (q.patient_last_name_prefix === undefined || e.patient_last_name_lower.startsWith(q.patient_last_name_prefix)) &&
+              (q.patient_date_of_birth === undefined || e.patient_date_of_birth === q.patient_date_of_birth) &&
+              (q.date_of_service_from === undefined || (e.date_of_service !== null && e.date_of_service >= q.date_of_service_from)) &&
+              (q.date_of_service_to === undefined || (e.date_of_service !== null && e.date_of_service <= q.date_of_service_to)) &&
+              (q.external_id_prefix === undefined || e.external_id.startsWith(q.external_id_prefix)) &&
+              (q.payer_id === undefined || e.payer_id === q.payer_id)
           ),
           (e: EncounterRow) => [e.created_at, e.id],
           q
@@ -258,11 +264,27 @@ export const makeMemoryStorage = (): StorageShape => {
       ),
     countClaimStatuses: (ws) =>
       sync(() => {
-        const counts = new Map<string, number>()
+        const counts = new Map<string, { count: number; billed_cents: number }>()
         for (const e of data.encounters.values()) {
-          if (e.workspace_id === ws) counts.set(e.latest_claim_status, (counts.get(e.latest_claim_status) ?? 0) + 1)
+          if (e.workspace_id !== ws) continue
+          const c = counts.get(e.latest_claim_status) ?? { count: 0, billed_cents: 0 }
+          counts.set(e.latest_claim_status, { count: c.count + 1, billed_cents: c.billed_cents + e.billed_cents })
         }
-        return [...counts].map(([status, count]) => ({ status, count }))
+        return [...counts].map(([status, c]) => ({ status, ...c }))
+      }),
+    listClaimWork: (ws, q) =>
+      sync(() => {
+        const key = (e: EncounterRow): Key => [q.by === "billed_cents" ? e.billed_cents : e.latest_claim_status_changed_at, e.id]
+        const pos = q.position
+        // Scan direction: the list's, or against it for a "prev" page (the rule reverses it).
+        const down = pos?.dir === "prev" ? !q.descending : q.descending
+        const rows = all("encounters").filter(
+          (e) => e.workspace_id === ws && e.latest_claim_status === q.status && (pos === undefined || compareKeys(key(e), pos.key) * (down ? -1 : 1) > 0)
+        )
+        return rows
+          .sort((a, b) => compareKeys(key(a), key(b)) * (down ? -1 : 1))
+          .slice(0, q.limit + 1)
+          .map(encounterRead)
       }),
     findClaim: (ws, id) => sync(() => claimRead(ws, get("claims", id))),
     findClaimByPcn: (ws, pcn) =>

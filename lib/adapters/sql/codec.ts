@@ -6,7 +6,8 @@ import { type Row, type SqlValue, toSqlValue } from "./dialect.js"
 /**
  * A table's row codec, derived from its definition: the columns in order, a record encoded as
  * their parameters, and a row decoded back through the table's domain schema (JSON columns parsed
- * first, database-generated sequence numbers read as numbers: PostgreSQL answers BIGINT as text).
+ * first, database-generated sequence numbers and other BIGINT columns read as numbers: PostgreSQL
+ * answers BIGINT as text).
  */
 export interface Codec<A> {
   readonly table: string
@@ -44,10 +45,11 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
   if (columns.length === 0) throw new Error(`table ${def.name}: its record must be a struct`)
   const json = new Set<string>(def.json)
   const generated = new Set<string>(def.generated)
+  const bigint = new Set<string>([...def.generated, ...(def.bigint ?? [])])
   const insertColumns = columns.filter((c) => !generated.has(c))
   const decodeRecord = compileDecoder<A, unknown>(def.record)
   // Per column, what reading it takes: a JSON parse, a number from PostgreSQL's BIGINT text, or nothing.
-  const kinds = columns.map((c) => (json.has(c) ? JSON_COLUMN : generated.has(c) ? SEQUENCE : PLAIN))
+  const kinds = columns.map((c) => (json.has(c) ? JSON_COLUMN : bigint.has(c) ? SEQUENCE : PLAIN))
   const special = kinds.flatMap((k, i) => (k === PLAIN ? [] : [i]))
   const encodeColumn = (column: string, value: unknown): SqlValue =>
     json.has(column) ? (value === null || value === undefined ? null : JSON.stringify(value)) : toSqlValue(value)

@@ -5,7 +5,7 @@ import { ClaimId, EncounterId } from "../../domain/ids.js"
 import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { ClaimKey, ClaimWithEncounterKeys, PlaceScan, TablePageScan } from "../../ports/storage.js"
+import type { ClaimKey, ClaimWithEncounterKeys, EncounterScan, PlaceScan, TablePageScan } from "../../ports/storage.js"
 import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
 import type { EventCache } from "./read-cache.js"
@@ -74,6 +74,23 @@ function* claimRead(ws: string, q: Query): Program<Option.Option<EncounterWithCl
   return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: fromEncounterRow(row).encounter, claim }, has }]))[0])
 }
 
+/** How many of the newest rows (after the position) a search checks before it reads its filter's range. */
+const RECENT_WINDOW = 2000
+
+/**
+ * A search page. Reading a filter's range costs what the range holds: ordering 100,000 index entries
+ * (a one-letter name, every date of service, a prefix every external id shares) took tens of
+ * milliseconds. A broad search's matches are usually among the newest rows too, so a search first
+ * checks the newest `RECENT_WINDOW` rows (a bounded read along the time index, a few milliseconds at
+ * most); only when they do not fill the page (a narrow search, or old matches) is the range read,
+ * which then holds few entries, or (old matches of a broad search) is the one case that costs more.
+ */
+function* encounterSearch(ws: string, q: EncounterScan): Program<ReadonlyArray<EncounterWithClaim>> {
+  const ids = (yield* rows(S.encounterSearchRecent(ws, q, RECENT_WINDOW))).map((r) => String(r.id))
+  if (ids.length > q.limit) return yield* encounters(ws, S.encountersByIds(ids, q.position?.dir))
+  return yield* encounters(ws, S.encounterPage(ws, q))
+}
+
 function* firstOf<A>(q: Program<ReadonlyArray<A>>): Program<Option.Option<A>> {
   return Option.fromNullable((yield* q)[0])
 }
@@ -120,9 +137,11 @@ export const reads = {
   encounterIdByExternalId: (ws: string, ext: string) =>
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
   encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
-  encounterPage: (ws: string, q: Parameters<typeof S.encounterPage>[1]) => encounters(ws, S.encounterPage(ws, q)),
-  // PostgreSQL answers COUNT(*) as a BIGINT in text.
-  claimStatusCounts: (ws: string) => many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n) })),
+  encounterPage: (ws: string, q: EncounterScan) => (S.isSearch(q) ? encounterSearch(ws, q) : encounters(ws, S.encounterPage(ws, q))),
+  // PostgreSQL answers COUNT(*) as a BIGINT in text, and SUM of a BIGINT as a NUMERIC in text.
+  claimStatusCounts: (ws: string) =>
+    many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n), billed_cents: Number(r.billed ?? 0) })),
+  claimWorkPage: (ws: string, q: Parameters<typeof S.claimWorkPage>[1]) => encounters(ws, S.claimWorkPage(ws, q)),
   claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
   claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
   claimsWithKeys: (ws: string, key: ClaimKey, values: ReadonlyArray<string>) => claimsWithKeys(ws, key, values),

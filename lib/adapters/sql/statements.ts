@@ -1,5 +1,5 @@
 import type { Position } from "../../domain/page.js"
-import type { ClaimKey, EncounterEventScan, EncounterScan, EventScan, PlaceScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
+import type { ClaimKey, ClaimWorkScan, EncounterEventScan, EncounterScan, EventScan, PlaceScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
 import type { Schema } from "effect"
 import { type PagedTable, Pages, type RecordOf, type TableDef, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
@@ -135,7 +135,8 @@ const newestFirstOrder = (time: string, id: string, dir: "next" | "prev" | undef
   dir === "prev" ? `ORDER BY ${time} ASC, ${id} ASC` : `ORDER BY ${time} DESC, ${id} DESC`
 
 type Filters = ReadonlyArray<readonly [string, SqlValue | undefined]>
-type Keys = { readonly time: string; readonly id: string; readonly workspace: string }
+/** The columns of a newest-first scan; `bound`, when given, is the time as the keyset bound compares it. */
+type Keys = { readonly time: string; readonly id: string; readonly workspace: string; readonly bound?: string }
 type Scanned = { readonly position?: Position | undefined; readonly limit: number }
 
 /**
@@ -152,7 +153,7 @@ const newestFirstWhere = (keys: Keys, ws: string, q: Scanned, filters: Filters, 
   }
   const pos = q.position
   if (pos !== undefined) {
-    where.push(newestFirstBound(keys.time, keys.id, pos.dir))
+    where.push(newestFirstBound(keys.bound ?? keys.time, keys.id, pos.dir))
     const at = String(pos.key[0] ?? "")
     params.push(at, at, String(pos.key[1] ?? ""))
   }
@@ -209,18 +210,122 @@ export const encounterIdByExternalId = (ws: string, externalId: string): Query =
 /** An encounter with its latest claim, from the encounter's row alone (see `EncounterRow`). */
 const ENCOUNTER = `SELECT ${list(codecs.encounters.columns, "e.")} FROM encounters e`
 export const encounter = (ws: string, id: string): Query => query(`${ENCOUNTER} WHERE e.id = ? AND e.workspace_id = ?`, [id, ws])
-export const encounterPage = (ws: string, q: EncounterScan): Query =>
-  newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
-    ["e.external_id = ?", q.external_id],
-    ["e.latest_claim_status = ?", q.claim_status]
-  ])
 
 /**
- * How many encounters' latest claims are in each status: one pass over the workspace's range of
- * `encounters_status_page` (workspace, latest claim status, ...), the index alone, no table rows.
+ * Above every character: `prefix + PAST_PREFIX` bounds the strings that start with `prefix` in
+ * byte order (SQLite's, and the "C" collation of the prefix columns on PostgreSQL, migration 13).
+ */
+const PAST_PREFIX = "\u{10FFFF}"
+
+/** The search filters of a scan that have a value, as conditions on the encounters table's columns. */
+const searchFilters = (q: EncounterScan): Filters => {
+  const name = q.patient_last_name_prefix
+  const ext = q.external_id_prefix
+  return [
+    ["patient_last_name_lower >= ?", name],
+    ["patient_last_name_lower < ?", name === undefined ? undefined : name + PAST_PREFIX],
+    ["patient_date_of_birth = ?", q.patient_date_of_birth],
+    ["date_of_service >= ?", q.date_of_service_from],
+    ["date_of_service <= ?", q.date_of_service_to],
+    ["external_id >= ?", ext],
+    ["external_id < ?", ext === undefined ? undefined : ext + PAST_PREFIX],
+    ["payer_id = ?", q.payer_id]
+  ]
+}
+
+/** Whether a scan has a search filter (then it is read by `encounterSearch*`, not `encounterPage`'s one scan). */
+export const isSearch = (q: EncounterScan): boolean => searchFilters(q).some(([, value]) => value !== undefined)
+
+/** Every filter of a scan that has a value: external id, claim status and the search's. */
+const allFilters = (q: EncounterScan): Filters => [
+  ["external_id = ?", q.external_id],
+  ["latest_claim_status = ?", q.claim_status],
+  ...searchFilters(q)
+]
+
+/**
+ * A search's keyset bound compares an expression, not the column: a bound on created_at would have
+ * the database read along (workspace, created_at) from the position, checking every row's filters
+ * (a rare name's later page would read most of the workspace), rather than the filter's range.
+ */
+const SEARCH_KEYS = { time: "created_at", id: "id", workspace: "workspace_id", bound: "created_at || ''" }
+
+/**
+ * A page of encounters. By external id or claim status alone (or nothing): one scan along their
+ * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
+ * a payer): the page's ids from the filter's index on (workspace, column, created_at, id)
+ * (migration 13), which holds the newest-first key, so a range is ordered from its index entries
+ * alone, without a table row per match; then those rows. The database picks which of the given
+ * filters' indexes to read; the others are checked on the rows of its range. The newest rows are
+ * checked first (`encounterSearchRecent`, see `encounterSearch` in programs.ts).
+ */
+export const encounterPage = (ws: string, q: EncounterScan): Query => {
+  if (!isSearch(q)) {
+    return newestFirstPage(ENCOUNTER, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
+      ["e.external_id = ?", q.external_id],
+      ["e.latest_claim_status = ?", q.claim_status]
+    ])
+  }
+  const ids = newestFirstPage("SELECT id FROM encounters", SEARCH_KEYS, ws, q, allFilters(q))
+  return query(`${ENCOUNTER} WHERE e.id IN (${ids.sql}) ${newestFirstOrder("e.created_at", "e.id", q.position?.dir)}`, ids.params)
+}
+
+/**
+ * A search's page from the workspace's `window` newest rows after the position, read along
+ * (workspace, created_at, id) and checked against the filters: the ids of the first `limit + 1`
+ * matches among them, in scan order (fewer when the window holds fewer). The window is a subquery with its own LIMIT, so the filters are
+ * applied to its rows (never pushed into it) and no more than `window` rows are read.
+ */
+export const encounterSearchRecent = (ws: string, q: EncounterScan, window: number): Query => {
+  const { where, params } = newestFirstWhere({ time: "created_at", id: "id", workspace: "workspace_id" }, ws, q, [])
+  const order = newestFirstOrder("created_at", "id", q.position?.dir)
+  const columns = "id, created_at, external_id, latest_claim_status, patient_last_name_lower, patient_date_of_birth, date_of_service, payer_id"
+  const filters = allFilters(q).filter(([, value]) => value !== undefined)
+  return query(
+    `SELECT id FROM (SELECT ${columns} FROM encounters WHERE ${where.join(" AND ")} ${order} LIMIT ?) recent
+      WHERE ${filters.map(([condition]) => condition).join(" AND ")} ${order} LIMIT ?`,
+    [...params, window, ...filters.map(([, value]) => value ?? null), q.limit + 1]
+  )
+}
+
+/**
+ * Encounter rows by id (ids a read of one workspace found), in a page's scan order: by the primary
+ * key. (With the workspace as a condition too, SQLite would rather walk the workspace's time index,
+ * which gives the order, than look the ids up and sort them.)
+ */
+export const encountersByIds = (ids: ReadonlyArray<string>, dir: "next" | "prev" | undefined): Query =>
+  query(`${ENCOUNTER} WHERE e.id IN (${marks(ids.length)}) ${newestFirstOrder("e.created_at", "e.id", dir)}`, ids)
+
+/**
+ * How many encounters' latest claims are in each status and what they bill: one pass over the
+ * workspace's range of `encounters_status_billed` (workspace, latest claim status, billed_cents,
+ * id), the index alone, no table rows.
  */
 export const claimStatusCounts = (ws: string): Query =>
-  query("SELECT latest_claim_status AS status, COUNT(*) AS n FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status", [ws])
+  query(
+    "SELECT latest_claim_status AS status, COUNT(*) AS n, SUM(billed_cents) AS billed FROM encounters WHERE workspace_id = ? GROUP BY latest_claim_status",
+    [ws]
+  )
+
+/**
+ * A status's work list, along `encounters_status_age` or `encounters_status_billed` (workspace,
+ * status, the value, id): the index is the order, so a page reads its own rows only.
+ */
+export const claimWorkPage = (ws: string, q: ClaimWorkScan): Query => {
+  const column = q.by === "billed_cents" ? "billed_cents" : "latest_claim_status_changed_at"
+  const where = ["workspace_id = ?", "latest_claim_status = ?"]
+  const params: Array<SqlValue> = [ws, q.status]
+  const pos = q.position
+  // A "prev" scan reads against the list's order and the rule reverses it.
+  const down = pos?.dir === "prev" ? !q.descending : q.descending
+  if (pos !== undefined) {
+    where.push(down ? `${column} <= ? AND (${column} < ? OR id < ?)` : `${column} >= ? AND (${column} > ? OR id > ?)`)
+    const at = pos.key[0] ?? ""
+    params.push(at, at, String(pos.key[1] ?? ""))
+  }
+  const order = down ? `ORDER BY ${column} DESC, id DESC` : `ORDER BY ${column} ASC, id ASC`
+  return scan(selectAll("encounters"), where, params, order, q.limit)
+}
 
 /** A claim by its own id (columns prefixed `c_`) with its encounter's row. */
 const CLAIM_COLUMNS = codecs.claims.columns.map((c) => `c.${c} AS c_${c}`).join(", ")

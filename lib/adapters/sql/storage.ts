@@ -37,6 +37,7 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id)),
   listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q)),
   countClaimStatuses: (ws) => exec.read("countClaimStatuses", reads.claimStatusCounts(ws)),
+  listClaimWork: (ws, q) => exec.read("listClaimWork", reads.claimWorkPage(ws, q)),
   findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id)),
   findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn)),
   findClaims: (ws, key, values) => exec.read("findClaims", reads.claimsWithKeys(ws, key, values)),

@@ -37,16 +37,28 @@ export const facts = (pairs: ReadonlyArray<readonly [string, Child]>) =>
     pairs.filter(([, v]) => v !== "" && v !== null && v !== undefined).flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)])
   )
 
-/** A table with a caption and column headers; `numeric` columns are right-aligned. */
+let tables = 0
+
+/**
+ * A table with a caption and column headers; `numeric` columns are right-aligned. It sits in a box
+ * of its own that scrolls sideways when the table is wider than the screen (a phone), so the page
+ * itself never does: the box is a labelled region that takes focus, so that it scrolls from the
+ * keyboard too.
+ */
 export const table = (caption: string, headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Child>>, options: { readonly numeric?: ReadonlyArray<number>; readonly foot?: ReadonlyArray<Child> } = {}) => {
   const cls = (i: number) => (options.numeric?.includes(i) === true ? "num" : undefined)
+  const id = `table-${++tables}`
   return h(
+    "div",
+    { class: "table-scroll", role: "region", "aria-labelledby": id, tabindex: "0" },
+    h(
     "table",
     {},
-    h("caption", {}, caption),
+    h("caption", { id }, caption),
     h("thead", {}, h("tr", {}, headers.map((t, i) => h("th", { scope: "col", class: cls(i) }, t)))),
     h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c, i) => (i === 0 ? h("th", { scope: "row", class: cls(i) }, c) : h("td", { class: cls(i) }, c)))))),
     options.foot === undefined ? null : h("tfoot", {}, h("tr", {}, options.foot.map((c, i) => (i === 0 ? h("th", { scope: "row" }, c) : h("td", { class: cls(i) }, c)))))
+    )
   )
 }
 

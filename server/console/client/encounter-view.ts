@@ -32,7 +32,8 @@ const serviceLines = (claim: unknown, total: number) => {
       str(l, "quantity"),
       str(l, "units"),
       optStr(l, "date_of_service") ?? optStr(claim, "date_of_service") ?? "—",
-      list(l, "diagnosis_pointers").map(String).join(", "),
+      // Zero-based in the API; the claim form (and the 837P) count from 1.
+      list(l, "diagnosis_pointers").map((p) => (typeof p === "number" ? String(p + 1) : "?")).join(", "),
       field(l, "charge_amount_cents") === undefined ? "—" : dollars(num(l, "charge_amount_cents"))
     ]),
     { numeric: [2, 6], foot: ["Total", "", "", "", "", "", dollars(total)] }
@@ -66,14 +67,109 @@ const timeline = (data: unknown) => {
   )
 }
 
-/** Remittances are shown when the data carries them; nothing produces them yet. */
-const remittances = (encounter: unknown) => {
-  const items = list(encounter, "remittances")
+/** Cents as dollars, or a dash where the answer has no amount. */
+const money = (value: unknown, key: string) => {
+  const v = field(value, key)
+  return typeof v === "number" && Number.isFinite(v) ? dollars(v) : "—"
+}
+
+/** CAS01 in words (the 835's claim adjustment group codes). */
+const GROUPS: Readonly<Record<string, string>> = {
+  CO: "contractual obligation",
+  PR: "patient responsibility",
+  OA: "other adjustment",
+  PI: "payer initiated reduction",
+  CR: "correction or reversal"
+}
+
+/** Adjustments as a list: group and reason code, amount, and the group in words. */
+const adjustments = (value: unknown) => {
+  const items = list(value, "adjustments")
+  if (items.length === 0) return "—"
+  return h(
+    "ul",
+    { class: "adjustments" },
+    items.map((a) => {
+      const group = str(a, "group")
+      const words = GROUPS[group]
+      return h("li", {}, h("code", {}, `${group}-${str(a, "reason")}`), ` ${money(a, "amount_cents")}`, words === undefined ? null : h("span", { class: "note" }, ` (${words})`))
+    })
+  )
+}
+
+/** Whether the claim has remittances beyond those a read carries (its 20 most recent). */
+const moreRemittances = (claim: unknown): boolean => field(claim, "more_remittances") === true
+
+/** One remittance: what the payer said of the claim, then of each service line. */
+const remittance = (r: unknown, i: number) => {
+  const check = str(r, "check_number") || "—"
+  const paidOn = str(r, "payment_date") || "—"
+  const lines = list(r, "service_lines")
+  const id = `remittance-${i}`
+  return h(
+    "section",
+    { class: "remittance", "aria-labelledby": id },
+    h("h3", { id }, `Check ${check}, paid ${paidOn}`),
+    facts([
+      ["Check or EFT number", check],
+      ["Payment date", paidOn],
+      ["Payer claim number", optStr(r, "payer_claim_control_number") ?? "—"],
+      ["Billed", money(r, "charge_amount_cents")],
+      ["Paid", money(r, "paid_amount_cents")],
+      ["Patient responsibility", money(r, "patient_responsibility_cents")],
+      ["Claim adjustments", adjustments(r)]
+    ]),
+    lines.length === 0
+      ? h("p", { class: "help" }, "The remittance names no service lines.")
+      : table(
+          `Service lines of check ${check}`,
+          ["Procedure", "Billed", "Paid", "Adjustments"],
+          lines.map((l) => [str(l, "procedure_code") || "—", money(l, "charge_amount_cents"), money(l, "paid_amount_cents"), adjustments(l)]),
+          { numeric: [1, 2] }
+        )
+  )
+}
+
+/**
+ * The claim's remittances (what each 835 said of it), newest payment first: a summary table, then
+ * each one with its adjustments and service lines. Read defensively from `latest_claim.remittances`:
+ * a missing amount shows as a dash. When the answer says there are more than it carries, a link
+ * leads to the claim's full list.
+ */
+const remittances = (claim: unknown) => {
+  const items = [...list(claim, "remittances")]
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => (str(b.r, "payment_date") < str(a.r, "payment_date") ? -1 : str(b.r, "payment_date") > str(a.r, "payment_date") ? 1 : b.i - a.i))
+    .map(({ r }) => r)
   if (items.length === 0) return null
+  const more = moreRemittances(claim)
+  const claimId = str(claim, "id")
+  const paid = items.reduce((sum: number, r) => sum + num(r, "paid_amount_cents"), 0)
   return section(
     "Remittances",
     "remittances-title",
-    table("Remittances", ["Received", "Payer", "Paid"], items.map((r) => [dateTime(str(r, "received_at")), str(r, "payer_name"), dollars(num(r, "paid_cents"))]), { numeric: [2] })
+    more === false
+      ? null
+      : h(
+          "p",
+          { class: "help" },
+          `The ${items.length} most recent remittances are shown. `,
+          h("a", { href: `/api/claims/${encodeURIComponent(claimId)}/remittances` }, "Every remittance of this claim (API, with an API key)")
+        ),
+    table(
+      "Remittances of this claim, newest payment first",
+      ["Check or EFT", "Payment date", "Payer claim number", "Billed", "Paid", "Patient responsibility"],
+      items.map((r) => [
+        str(r, "check_number") || "—",
+        h("span", { class: "nowrap" }, str(r, "payment_date") || "—"),
+        optStr(r, "payer_claim_control_number") ?? "—",
+        money(r, "charge_amount_cents"),
+        money(r, "paid_amount_cents"),
+        money(r, "patient_responsibility_cents")
+      ]),
+      { numeric: [3, 4, 5], ...(items.length > 1 ? { foot: ["Paid in all", "", "", "", dollars(paid), ""] } : {}) }
+    ),
+    ...items.map(remittance)
   )
 }
 
@@ -102,7 +198,7 @@ export const renderEncounter = async (main: HTMLElement, id: string) => {
     ["Responsible party", str(claim, "responsible_party")]
   ])
   const move = canWriteClaims()
-    ? moveClaimForm(str(claim, "id"), `encounter ${externalId}`, strings(data, "allowed_transitions"), (status) =>
+    ? moveClaimForm(str(claim, "id"), `encounter ${externalId}`, str(claim, "status"), strings(data, "allowed_transitions"), (status) =>
         redraw(`Claim moved to ${statusLabel(status)}.`)
       )
     : null
@@ -114,13 +210,18 @@ export const renderEncounter = async (main: HTMLElement, id: string) => {
       ["Patient", personName(patient)],
       ["Date of service", optStr(claim, "date_of_service") ?? "—"],
       ["Total charge", dollars(total)],
+      ["Paid", list(claim, "remittances").length === 0 ? "" : dollars(list(claim, "remittances").reduce((sum: number, r) => sum + num(r, "paid_amount_cents"), 0))],
       ["Claim status", statusLabel(str(claim, "status"))],
       ["Created", dateTime(str(encounter, "created_at"))],
       ["Source", str(encounter, "source")]
     ]),
     section("Patient", "patient-title", facts([["Name", personName(patient)], ["Date of birth", str(patient, "date_of_birth")], ["Gender", str(patient, "gender")], ["Address", address(patient)], ["Patient id (external)", str(patient, "external_id")]])),
     section("Providers", "providers-title", providers(claim)),
-    section("Diagnoses", "diagnoses-title", table("Diagnoses; service lines point at them by number", ["Pointer", "Code type", "Code"], list(claim, "diagnoses").map((d, i) => [String(i), str(d, "code_type"), str(d, "code")]))),
+    section(
+      "Diagnoses",
+      "diagnoses-title",
+      table("Diagnoses; service lines point at them by number, from 1 as on the claim form", ["Pointer", "Code type", "Code"], list(claim, "diagnoses").map((d, i) => [String(i + 1), str(d, "code_type"), str(d, "code")]))
+    ),
     section("Service lines", "lines-title", serviceLines(claim, total)),
     section(
       "Claim",
@@ -129,8 +230,8 @@ export const renderEncounter = async (main: HTMLElement, id: string) => {
       move === null ? h("p", { class: "help" }, "Moving a claim needs a key with the scope claims:write.") : h("h3", {}, "Move this claim"),
       move
     ),
+    remittances(claim),
     timeline(data),
-    remittances(encounter),
     intakeLink(optStr(data, "intake_request_id"))
   )
 }

@@ -2,12 +2,17 @@ import { getJson, session } from "./api.js"
 import { h, link, navigate, replace, table } from "./dom.js"
 import { dateTime, dollars, num, optStr, str, list, statusLabel } from "./format.js"
 
-const FILTERS = ["claim_status", "external_id", "created_from", "created_to"] as const
+/** The search filters (the API list's) first, then the console's own. */
+const SEARCH = ["patient_last_name", "patient_date_of_birth", "date_of_service_from", "date_of_service_to", "external_id_prefix", "payer_id"] as const
+const FILTERS = [...SEARCH, "claim_status", "external_id", "created_from", "created_to"] as const
 
-const input = (name: string, label: string, type: string, value: string) => [
+const input = (name: string, label: string, type: string, value: string, extra: Record<string, string> = {}) => [
   h("label", { for: `f-${name}` }, label),
-  h("input", { id: `f-${name}`, name, type, value })
+  h("input", { id: `f-${name}`, name, type, value, ...extra })
 ]
+
+const field = (params: URLSearchParams, name: string, label: string, type: string, extra: Record<string, string> = {}) =>
+  h("div", {}, input(name, label, type, params.get(name) ?? "", extra))
 
 const filterForm = (params: URLSearchParams) => {
   const chosen = params.get("claim_status") ?? ""
@@ -19,11 +24,27 @@ const filterForm = (params: URLSearchParams) => {
   )
   const form = h(
     "form",
-    { class: "filters", method: "get", action: "/console/encounters", role: "search", "aria-label": "Filter encounters" },
-    h("div", {}, h("label", { for: "f-claim_status" }, "Claim status"), select),
-    h("div", {}, input("external_id", "External id", "search", params.get("external_id") ?? "")),
-    h("div", {}, input("created_from", "Created from (UTC)", "date", params.get("created_from") ?? "")),
-    h("div", {}, input("created_to", "Created to (UTC)", "date", params.get("created_to") ?? "")),
+    { class: "filters", method: "get", action: "/console/encounters", role: "search", "aria-label": "Find encounters" },
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, "Find an encounter"),
+      field(params, "patient_last_name", "Patient last name (starts with)", "search", { autocomplete: "off", spellcheck: "false" }),
+      field(params, "patient_date_of_birth", "Date of birth", "date"),
+      field(params, "date_of_service_from", "Date of service from", "date"),
+      field(params, "date_of_service_to", "Date of service to", "date"),
+      field(params, "external_id_prefix", "External id (starts with)", "search", { autocomplete: "off", spellcheck: "false" }),
+      field(params, "payer_id", "Payer id", "search", { autocomplete: "off", spellcheck: "false" })
+    ),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, "More filters"),
+      h("div", {}, h("label", { for: "f-claim_status" }, "Claim status"), select),
+      field(params, "external_id", "External id (exactly)", "search", { autocomplete: "off", spellcheck: "false" }),
+      field(params, "created_from", "Created from (UTC)", "date"),
+      field(params, "created_to", "Created to (UTC)", "date")
+    ),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Apply filters"), link("/console/encounters", "Clear"))
   )
   form.addEventListener("submit", (event) => {
@@ -45,7 +66,7 @@ export const encounterTable = (caption: string, items: ReadonlyArray<unknown>) =
     items.map((item) => [
       encounterLink(item),
       str(item, "patient_name"),
-      optStr(item, "date_of_service") ?? "—",
+      h("span", { class: "nowrap" }, optStr(item, "date_of_service") ?? "—"),
       dollars(num(item, "total_charge_cents")),
       h("span", { class: "status" }, statusLabel(str(item, "claim_status"))),
       h("span", { class: "nowrap" }, dateTime(str(item, "created_at")))

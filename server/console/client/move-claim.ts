@@ -6,11 +6,14 @@ let counter = 0
 
 /**
  * The control that moves a claim: only the statuses the transition table allows from its current
- * one (the server says which), and an optional note. `done` runs after the move.
+ * one (the server says which), and an optional note. A move is asked for first and confirmed in a
+ * second step ("Move the claim of … from draft to coded?"), since it is written at once and tells
+ * the workspace's webhooks. `done` runs after the move.
  */
 export const moveClaimForm = (
   claimId: string,
   label: string,
+  from: string,
   allowed: ReadonlyArray<string>,
   done: (status: string) => void,
   options: { readonly compact?: boolean } = {}
@@ -38,17 +41,38 @@ export const moveClaimForm = (
     button,
     status
   )
-  form.addEventListener("submit", (event) => {
-    event.preventDefault()
-    button.disabled = true
-    const body = note.value.trim() === "" ? { status: select.value } : { status: select.value, note: note.value.trim() }
+  const editing = (on: boolean) => {
+    select.disabled = !on
+    note.disabled = !on
+    button.disabled = !on
+  }
+  const send = (to: string, confirm: HTMLButtonElement) => {
+    confirm.disabled = true
+    const body = note.value.trim() === "" ? { status: to } : { status: to, note: note.value.trim() }
     postJson(`/console/api/claims/${encodeURIComponent(claimId)}/status`, body).then(
-      () => done(select.value),
+      () => done(to),
       (e: unknown) => {
-        button.disabled = false
+        editing(true)
         replace(status, notice("error", ...describeError(e)))
+        button.focus()
       }
     )
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault()
+    const to = select.value
+    editing(false)
+    const question = h("p", { id: `confirm-${n}` }, `Move the claim of ${label} from ${statusLabel(from)} to ${statusLabel(to)}?`)
+    const confirm = h("button", { type: "button", "aria-describedby": `confirm-${n}` }, "Confirm move")
+    const cancel = h("button", { type: "button", class: "secondary" }, "Cancel")
+    confirm.addEventListener("click", () => send(to, confirm))
+    cancel.addEventListener("click", () => {
+      replace(status)
+      editing(true)
+      button.focus()
+    })
+    replace(status, h("div", { class: "confirm", role: "group", "aria-label": `Confirm the move of ${label}` }, question, confirm, cancel))
+    confirm.focus()
   })
   return form
 }

@@ -2,7 +2,7 @@ import { canManageWebhooks, describeError, getJson, postJson, session } from "./
 import { facts, h, link, navigate, notice, redraw, replace, table } from "./dom.js"
 import { pager } from "./encounters-view.js"
 import { typeLabel } from "./events-view.js"
-import { dateTime, field, list, optStr, str, strings } from "./format.js"
+import { dateTime, field, list, num, optStr, str, strings } from "./format.js"
 
 const STATUSES = [
   ["", "All statuses"],
@@ -86,6 +86,37 @@ const filterForm = (endpointPath: string, chosen: string) => {
   return form
 }
 
+/** How long the page waits for a retried delivery's attempt to end before it stops looking. */
+const RETRY_WATCH_MS = 20_000
+const RETRY_POLL_MS = 500
+
+/**
+ * After a retry, the page reads the delivery again until its attempt has ended (more attempts than
+ * when it was queued, or no longer pending), then draws the view again with the outcome; it stops
+ * if the operator has gone to another page, or after 20 seconds.
+ */
+const watchRetry = async (id: string, attemptsQueued: number, what: string, shownAt: string) => {
+  const until = Date.now() + RETRY_WATCH_MS
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS))
+    if (location.pathname + location.search !== shownAt) return
+    let delivery: unknown
+    try {
+      delivery = await getJson(`/console/api/webhooks/deliveries/${encodeURIComponent(id)}`)
+    } catch {
+      return
+    }
+    const status = str(delivery, "status")
+    if (num(delivery, "attempts") <= attemptsQueued && status === "pending") continue
+    if (location.pathname + location.search !== shownAt) return
+    const response = field(delivery, "last_response_status")
+    const answer = typeof response === "number" ? ` (the endpoint answered ${response})` : ""
+    const outcome = status === "pending" ? `failed${answer}; another attempt is scheduled` : status === "succeeded" ? `succeeded${answer}` : `failed${answer}`
+    redraw(`The retried delivery of ${what} was attempted: it ${outcome}.`)
+    return
+  }
+}
+
 /** Retry: one more attempt now (a state-changing request, sent with the session's CSRF token). */
 const retryButton = (delivery: unknown) => {
   const id = str(delivery, "id")
@@ -95,7 +126,10 @@ const retryButton = (delivery: unknown) => {
   button.addEventListener("click", () => {
     button.disabled = true
     postJson(`/console/api/webhooks/deliveries/${encodeURIComponent(id)}/retry`, {}).then(
-      () => redraw(`The delivery of ${what} is queued for an attempt now.`),
+      (queued: unknown) => {
+        redraw(`The delivery of ${what} is queued for an attempt now.`)
+        void watchRetry(id, num(queued, "attempts"), what, location.pathname + location.search)
+      },
       (e: unknown) => {
         button.disabled = false
         replace(status, notice("error", ...describeError(e)))

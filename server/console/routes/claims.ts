@@ -1,18 +1,35 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { allowedTransitions } from "../../../lib/domain/claim-status.js"
 import { changeClaimStatus } from "../../../lib/rules/change-claim-status.js"
+import { listClaimWork } from "../../../lib/rules/claim-work-list.js"
 import { countClaimsByStatus } from "../../../lib/rules/count-claims.js"
 import { json, NoQuery } from "../../route.js"
 import { readStatusChange } from "../../routes/claims.js"
+import { Limit } from "../../routes/shared.js"
 import { sessionRoute } from "../route.js"
 
-/** Exact counts per status (every status of the vocabulary), each with the statuses it may move to. */
+/** Exact counts and billed totals per status (every status of the vocabulary), each with the statuses it may move to. */
 export const claimCountsRoute = sessionRoute(
   { method: "GET", path: "/console/api/claims/counts", summary: "Claims per status", query: NoQuery },
   ({ principal: caller }) =>
     Effect.map(countClaimsByStatus(caller.principal.workspace.id), (counts) =>
       json(200, { counts: counts.map((c) => ({ ...c, allowed_transitions: allowedTransitions(c.status) })) })
     )
+)
+
+const WorkQuery = Schema.Struct({
+  status: Schema.optional(Schema.String),
+  sort: Schema.optional(Schema.String),
+  order: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit),
+  page_token: Schema.optional(Schema.String)
+})
+
+/** A status's work list: its encounters by days in the status or by billed amount, keyset paged. */
+export const claimWorkRoute = sessionRoute(
+  { method: "GET", path: "/console/api/claims/work", summary: "A status's claims by age or amount", query: WorkQuery },
+  ({ principal: caller, query }) =>
+    Effect.map(listClaimWork(caller.principal.workspace.id, { ...query, page_token: query.page_token || undefined }), (page) => json(200, page))
 )
 
 /** The API's status change, behind the session and its CSRF token (scope claims:write). */

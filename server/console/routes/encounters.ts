@@ -13,6 +13,12 @@ import { sessionRoute } from "../route.js"
 const BrowseQuery = Schema.Struct({
   external_id: Schema.optional(Schema.String),
   claim_status: Schema.optional(Schema.String),
+  patient_last_name: Schema.optional(Schema.String),
+  patient_date_of_birth: Schema.optional(Schema.String),
+  date_of_service_from: Schema.optional(Schema.String),
+  date_of_service_to: Schema.optional(Schema.String),
+  external_id_prefix: Schema.optional(Schema.String),
+  payer_id: Schema.optional(Schema.String),
   created_from: Schema.optional(Schema.String),
   created_to: Schema.optional(Schema.String),
   limit: Schema.optional(Limit),

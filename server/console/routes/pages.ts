@@ -39,3 +39,11 @@ export const assetRoute = consoleRoute(
       return text(200, found.body, found.contentType, headers)
     })
 )
+
+/**
+ * `GET /` sends a browser to the console. Nothing of the API lives at `/` (it answered 404 before),
+ * so API clients lose nothing.
+ */
+export const rootRoute = consoleRoute({ method: "GET", path: "/", summary: "To the operator console" }, () =>
+  Effect.succeed(text(302, "", "text/plain; charset=utf-8", { location: "/console", "cache-control": "no-cache" }))
+)

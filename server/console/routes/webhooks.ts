@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { listWebhookDeliveries, retryWebhookDelivery } from "../../../lib/rules/webhook-deliveries.js"
+import { toWebhookDeliveryRecordView } from "../../../lib/domain/webhook.js"
+import { findDelivery, listWebhookDeliveries, retryWebhookDelivery } from "../../../lib/rules/webhook-deliveries.js"
 import { getWebhookEndpoint, listWebhookEndpoints } from "../../../lib/rules/webhook-endpoints.js"
 import { json, NoQuery } from "../../route.js"
 import { PageQuery } from "../../routes/shared.js"
@@ -36,4 +37,11 @@ export const webhookDeliveriesRoute = sessionRoute(
 export const retryDeliveryRoute = sessionRoute(
   { method: "POST", path: "/console/api/webhooks/deliveries/{id}/retry", summary: "Retry a delivery", query: NoQuery, scope: SCOPE },
   ({ principal: caller, params }) => Effect.map(retryWebhookDelivery(caller.principal.workspace.id, params.id ?? ""), (d) => json(202, d))
+)
+
+/** One delivery: the page reads it again after a retry, until the attempt has its result. */
+export const webhookDeliveryRoute = sessionRoute(
+  { method: "GET", path: "/console/api/webhooks/deliveries/{id}", summary: "One delivery", query: NoQuery, scope: SCOPE },
+  ({ principal: caller, params }) =>
+    Effect.map(findDelivery(caller.principal.workspace.id, params.id ?? ""), (d) => json(200, toWebhookDeliveryRecordView(d)))
 )

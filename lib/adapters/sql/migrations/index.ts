@@ -11,10 +11,14 @@ import deliveriesDueByEndpoint from "./0009-deliveries-due-by-endpoint.js"
 import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
 import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 import x12Bounds from "./0012-x12-bounds.js"
+import encounterSearch from "./0013-encounter-search.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
- * Keys are `<id>_<name>`; add new ones with the next id, never edit a released one.
+ * Keys are `<id>_<name>`; add new ones with the next id, never edit a released one. Ids need not
+ * be contiguous (the migrator runs every id above the newest one applied, in order), but a
+ * database runs an id only while it is above that newest one: an id below one already released
+ * would never run on the databases that have it.
  */
 export const migrations = Migrator.fromRecord({
   "1_init": init,
@@ -28,11 +32,12 @@ export const migrations = Migrator.fromRecord({
   "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
   "10_accepted_request_by_encounter": acceptedRequestByEncounter,
   "11_webhook_endpoint_slots": webhookEndpointSlots,
-  "12_x12_bounds": x12Bounds
+  "12_x12_bounds": x12Bounds,
+  "13_encounter_search": encounterSearch
 })
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 12
+export const latestMigrationId = 13
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
