@@ -32,8 +32,10 @@ export const EncounterSearchParameters = [
 
 /** The checked search as storage takes it (`EncounterScan`'s search part). */
 export interface CheckedSearch {
+  /** A prefix of `patient_last_name_lower` (already folded with `foldName`). */
   readonly patient_last_name_prefix?: string | undefined
   readonly patient_date_of_birth?: string | undefined
+  /** Inclusive bounds on `date_of_service`, `YYYY-MM-DD`. */
   readonly date_of_service_from?: string | undefined
   readonly date_of_service_to?: string | undefined
   readonly external_id_prefix?: string | undefined

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { CheckedSearch } from "../domain/encounter-search.js"
 import type { ClaimRecord, EncounterRecord, EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
 import type { FeedEvent, StoredEvent } from "../domain/event.js"
@@ -14,17 +15,9 @@ import type { CommittedWrite, WriteResult } from "./write.js"
  * List encounters newest first by (created_at, id); rows come back in scan order, at most
  * `limit + 1`. Every filter given applies (see `EncounterSearch` for what each means).
  */
-export interface EncounterScan {
+export interface EncounterScan extends CheckedSearch {
   readonly external_id?: string | undefined
   readonly claim_status?: string | undefined
-  /** A prefix of `patient_last_name_lower` (already folded with `foldName`). */
-  readonly patient_last_name_prefix?: string | undefined
-  readonly patient_date_of_birth?: string | undefined
-  /** Inclusive bounds on `date_of_service`, `YYYY-MM-DD`. */
-  readonly date_of_service_from?: string | undefined
-  readonly date_of_service_to?: string | undefined
-  readonly external_id_prefix?: string | undefined
-  readonly payer_id?: string | undefined
   readonly position?: Position | undefined
   readonly limit: number
 }

@@ -1,3 +1,5 @@
+import { envelope } from "./x12-files.js"
+
 /**
  * Large X12 files for the linear-time and bounds tests: a 999 with one AK2 loop holding many IK4
  * element errors, or many AK2 loops; a 277CA naming many claims; an 835 with many CLPs. Each is a
@@ -5,24 +7,11 @@
  * repetition has the same size, so `repetitionsUnder` is exact.
  */
 
-const pad = (s: string, n: number) => s.padEnd(n, " ")
 /** Fixed-width numbers, so every repetition has the same size. */
 const seven = (i: number) => String(i).padStart(7, "0")
 
 /** ISA … IEA around one transaction set; `body` is the segments between ST and SE. */
-export const interchange = (icn: number, functional: string, version: string, set: string, body: ReadonlyArray<string>): string => {
-  const isa13 = String(icn).padStart(9, "0")
-  const out = [
-    `ISA*00*${pad("", 10)}*00*${pad("", 10)}*ZZ*${pad("CLEARHOUSE", 15)}*ZZ*${pad("SENDER01", 15)}*261124*0912*^*00501*${isa13}*0*T*:`,
-    `GS*${functional}*CLEARHOUSE*SENDER01*20261124*0912*${icn}*X*${version}`,
-    `ST*${set}*0001*${version}`,
-    ...body,
-    `SE*${body.length + 2}*0001`,
-    `GE*1*${icn}`,
-    `IEA*1*${isa13}`
-  ]
-  return `${out.join("~\n")}~\n`
-}
+export const interchange = envelope
 
 /** A 999 for batch group `group` whose one rejected set carries one IK3 and `ik4` IK4 segments. */
 export const bomb999Ik4 = (icn: number, group: number, ik4: number): string =>

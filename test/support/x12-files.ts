@@ -17,7 +17,7 @@ export const x12File = (name: string): string => readFileSync(join(dir(), name),
 const pad = (s: string, n: number) => s.padEnd(n, " ")
 
 /** The envelope our clearinghouse's answers come in. */
-const envelope = (icn: number, functional: string, version: string, set: string, body: ReadonlyArray<string>): string => {
+export const envelope = (icn: number, functional: string, version: string, set: string, body: ReadonlyArray<string>): string => {
   const isa13 = String(icn).padStart(9, "0")
   const segments = [
     `ISA*00*${pad("", 10)}*00*${pad("", 10)}*ZZ*${pad("CLEARHOUSE", 15)}*ZZ*${pad("SENDER01", 15)}*261124*0912*^*00501*${isa13}*0*T*:`,
