@@ -10,19 +10,9 @@ import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
-import init from "../../lib/adapters/sql/migrations/0001-init.js"
-import encounterClaimColumns from "../../lib/adapters/sql/migrations/0002-encounter-claim-columns.js"
-import intakeLog from "../../lib/adapters/sql/migrations/0003-intake-log.js"
-import webhooks from "../../lib/adapters/sql/migrations/0004-webhooks.js"
-import clearinghouse from "../../lib/adapters/sql/migrations/0005-clearinghouse.js"
-import consoleIndexes from "../../lib/adapters/sql/migrations/0006-console-indexes.js"
-import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-revision.js"
-import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
-import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
-import acceptedRequestByEncounter from "../../lib/adapters/sql/migrations/0010-accepted-request-by-encounter.js"
-import webhookEndpointSlots from "../../lib/adapters/sql/migrations/0011-webhook-endpoint-slots.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
+import { migrationsThrough } from "../../lib/adapters/sql/migrations/index.js"
 import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
 import { searchColumns } from "../../lib/domain/encounter.js"
 import { WorkspaceId } from "../../lib/domain/ids.js"
@@ -36,21 +26,7 @@ import { searchPayload } from "./encounter-search.contract.js"
 import { describePg, scratchDatabase } from "../support/postgres.js"
 import { validPayload } from "../support/payloads.js"
 
-const throughMigration11 = Migrator.make({})({
-  loader: Migrator.fromRecord({
-    "1_init": init,
-    "2_encounter_claim_columns": encounterClaimColumns,
-    "3_intake_log": intakeLog,
-    "4_webhooks": webhooks,
-    "5_clearinghouse": clearinghouse,
-    "6_console_indexes": consoleIndexes,
-    "7_encounter_revision": encounterRevision,
-    "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
-    "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
-    "10_accepted_request_by_encounter": acceptedRequestByEncounter,
-    "11_webhook_endpoint_slots": webhookEndpointSlots
-  })
-})
+const throughMigration11 = Migrator.make({})({ loader: Migrator.fromRecord(migrationsThrough(11)) })
 
 const WS = WorkspaceId.make("01a00000-0000-7000-8000-00000000aa01")
 const uuid = (n: number) => `01a00000-0000-7000-8000-${String(n).padStart(12, "0")}`

@@ -12,18 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
 import { Cause, Effect, Either, Layer, ManagedRuntime, Option } from "effect"
-import init from "../../lib/adapters/sql/migrations/0001-init.js"
-import encounterClaimColumns from "../../lib/adapters/sql/migrations/0002-encounter-claim-columns.js"
-import intakeLog from "../../lib/adapters/sql/migrations/0003-intake-log.js"
-import webhooks from "../../lib/adapters/sql/migrations/0004-webhooks.js"
-import clearinghouse from "../../lib/adapters/sql/migrations/0005-clearinghouse.js"
-import consoleIndexes from "../../lib/adapters/sql/migrations/0006-console-indexes.js"
-import encounterRevision from "../../lib/adapters/sql/migrations/0007-encounter-revision.js"
-import dropDuplicateClaimsIndex from "../../lib/adapters/sql/migrations/0008-drop-duplicate-claims-index.js"
-import deliveriesDueByEndpoint from "../../lib/adapters/sql/migrations/0009-deliveries-due-by-endpoint.js"
-import acceptedRequestByEncounter from "../../lib/adapters/sql/migrations/0010-accepted-request-by-encounter.js"
-import webhookEndpointSlots from "../../lib/adapters/sql/migrations/0011-webhook-endpoint-slots.js"
-import { migrations } from "../../lib/adapters/sql/migrations/index.js"
+import { migrations, migrationsThrough } from "../../lib/adapters/sql/migrations/index.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
 import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
@@ -348,7 +337,7 @@ describe("SQLite adapter: migrations", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const sql = yield* makeSqliteSqlClient(driver, makeReadBatching(driver))
-          yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord({ "1_init": init }) }), SqlClient.SqlClient, sql)
+          yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord(migrationsThrough(1)) }), SqlClient.SqlClient, sql)
         })
       )
     )
@@ -423,13 +412,7 @@ describe("SQLite adapter: migrations", () => {
     "payer_id TEXT",
     "billed_cents INTEGER NOT NULL DEFAULT 0"
   ]
-  const throughMigration5 = {
-    "1_init": init,
-    "2_encounter_claim_columns": encounterClaimColumns,
-    "3_intake_log": intakeLog,
-    "4_webhooks": webhooks,
-    "5_clearinghouse": clearinghouse
-  }
+  const throughMigration5 = migrationsThrough(5)
 
   test("a database made before migration 6 finds its stored events by their encounter", async () => {
     // An encounter whose claim has moved once.
@@ -458,14 +441,7 @@ describe("SQLite adapter: migrations", () => {
 
   test("a database made before migration 11 gives its webhook endpoints slots in creation order, per workspace", async () => {
     const { file } = await storedBefore(
-      {
-        ...throughMigration5,
-        "6_console_indexes": consoleIndexes,
-        "7_encounter_revision": encounterRevision,
-        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
-        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
-        "10_accepted_request_by_encounter": acceptedRequestByEncounter
-      },
+      migrationsThrough(10),
       [],
       Effect.void
     )
@@ -518,13 +494,7 @@ describe("SQLite adapter: migrations", () => {
   test("a database made before migration 10 lists each external id's accepted request with its replays and rejections", async () => {
     const body = (u: unknown) => new TextEncoder().encode(JSON.stringify(u))
     const { file, made } = await storedBefore(
-      {
-        ...throughMigration5,
-        "6_console_indexes": consoleIndexes,
-        "7_encounter_revision": encounterRevision,
-        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
-        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint
-      },
+      migrationsThrough(9),
       ["raw_request_id TEXT", ...searchColumns],
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("old", "Old")).id
@@ -555,15 +525,7 @@ describe("SQLite adapter: migrations", () => {
 
   test("a database made before migration 12 keeps its files' outcomes, now paged on their own, the file's row with its first 20, a summary and its size, its bytes apart", async () => {
     const { file, made } = await storedBefore(
-      {
-        ...throughMigration5,
-        "6_console_indexes": consoleIndexes,
-        "7_encounter_revision": encounterRevision,
-        "8_drop_duplicate_claims_index": dropDuplicateClaimsIndex,
-        "9_deliveries_due_by_endpoint": deliveriesDueByEndpoint,
-        "10_accepted_request_by_encounter": acceptedRequestByEncounter,
-        "11_webhook_endpoint_slots": webhookEndpointSlots
-      },
+      migrationsThrough(11),
       [],
       Effect.map(createWorkspace("old", "Old"), (w) => ({ ws: w.id }))
     )

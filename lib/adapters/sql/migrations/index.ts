@@ -20,7 +20,7 @@ import encounterSearch from "./0013-encounter-search.js"
  * database runs an id only while it is above that newest one: an id below one already released
  * would never run on the databases that have it.
  */
-export const migrations = Migrator.fromRecord({
+const all = {
   "1_init": init,
   "2_encounter_claim_columns": encounterClaimColumns,
   "3_intake_log": intakeLog,
@@ -34,7 +34,13 @@ export const migrations = Migrator.fromRecord({
   "11_webhook_endpoint_slots": webhookEndpointSlots,
   "12_x12_bounds": x12Bounds,
   "13_encounter_search": encounterSearch
-})
+}
+
+export const migrations = Migrator.fromRecord(all)
+
+/** The migrations up to `id`, inclusive, by key: what a database made before a later one had (for tests of that later one). */
+export const migrationsThrough = (id: number): Record<string, (typeof all)[keyof typeof all]> =>
+  Object.fromEntries(Object.entries(all).filter(([key]) => Number(key.split("_")[0]) <= id))
 
 /** The id of the newest migration (a database that has it applied is current). */
 export const latestMigrationId = 13
