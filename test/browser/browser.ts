@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect } from "bun:test"
@@ -114,3 +114,16 @@ export const offScreen = (page: Page): Promise<ReadonlyArray<string>> =>
     }
     return out
   })
+
+/** A browser suite's teardown: its contexts, the browser, the server and the server's data folder. */
+export const closeSuite = async (suite: {
+  readonly contexts: ReadonlyArray<BrowserContext>
+  readonly browser: Browser | undefined
+  readonly server: { readonly close: () => Promise<void> } | undefined
+  readonly dataDir: string | undefined
+}) => {
+  for (const c of suite.contexts) await c.close().catch(() => undefined)
+  await suite.browser?.close()
+  await suite.server?.close()
+  if (suite.dataDir !== undefined) rmSync(suite.dataDir, { recursive: true, force: true })
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -7,7 +7,7 @@ import { createApiKey } from "../../lib/rules/workspaces.js"
 import { totalChargeCents } from "../../lib/domain/encounter.js"
 import { seededPayload, seedEncounters, seedExchange, seedRemittances } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { chromiumAvailable, expectAccessible, launch, offScreen, SCREENS, shotDir, signIn, watchedPage } from "./browser.js"
+import { chromiumAvailable, closeSuite, expectAccessible, launch, offScreen, SCREENS, shotDir, signIn, watchedPage } from "./browser.js"
 
 /**
  * What billing staff use, on a phone (390x844) and a laptop (1280x800): finding an encounter, its
@@ -46,10 +46,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
   }, SLOW)
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined)
-    await browser?.close()
-    await server?.close()
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+    await closeSuite({ contexts, browser, server, dataDir })
   })
 
   const open = async (viewport: { readonly width: number; readonly height: number }) => {

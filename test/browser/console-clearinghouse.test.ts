@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { type SeededExchange, seedExchange } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { chromiumAvailable, expectAccessible, launch, shotDir, signIn, watchedPage } from "./browser.js"
+import { chromiumAvailable, closeSuite, expectAccessible, launch, shotDir, signIn, watchedPage } from "./browser.js"
 
 const available = chromiumAvailable()
 // A browser test drives several pages and an accessibility scan: far above the default timeout.
@@ -29,10 +29,7 @@ describe.skipIf(!available)("console clearinghouse view in Chromium", () => {
   }, SLOW)
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined)
-    await browser?.close()
-    await server?.close()
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+    await closeSuite({ contexts, browser, server, dataDir })
   })
 
   const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor()

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -7,7 +7,7 @@ import { ClaimTransitions } from "../../lib/domain/claim-status.js"
 import { createApiKey, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { seedEncounters, sendRejected } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { chromiumAvailable, expectAccessible, launch, shotDir, signIn, watchedPage } from "./browser.js"
+import { chromiumAvailable, closeSuite, expectAccessible, launch, shotDir, signIn, watchedPage } from "./browser.js"
 
 const available = chromiumAvailable()
 // A browser test drives several pages and an accessibility scan: far above the default timeout.
@@ -31,10 +31,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
   }, SLOW)
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined)
-    await browser?.close()
-    await server?.close()
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+    await closeSuite({ contexts, browser, server, dataDir })
   })
 
   const open = async () => {
