@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { type TableName, Tables } from "../../ports/tables.js"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../../domain/errors.js"
@@ -22,12 +23,17 @@ export interface Executor {
   readonly caches?: ReadCaches
 }
 
+/** The operation names of the plain reads (for errors and metrics), made once per table. */
+const operations = Object.fromEntries(Object.keys(Tables).map((t) => [t, { get: `get ${t}`, page: `page ${t}` }])) as Readonly<
+  Record<TableName, { readonly get: string; readonly page: string }>
+>
+
 /** The storage port on an executor: the same programs for every SQL database. */
 export const makeSqlStorage = (exec: Executor): StorageShape => ({
   ping: () => Effect.asVoid(exec.read("ping", reads.ping())),
   write: (w) => exec.write(w),
-  get: (table, ws, id) => exec.read(`get ${table}`, reads.record(table, ws, id)),
-  page: (table, ws, q) => exec.read(`page ${table}`, reads.page(table, ws, q)),
+  get: (table, ws, id) => exec.read(operations[table].get, reads.record(table, ws, id)),
+  page: (table, ws, q) => exec.read(operations[table].page, reads.page(table, ws, q)),
   findWorkspaceBySlug: (slug) => exec.read("findWorkspaceBySlug", reads.workspaceBySlug(slug)),
   listWorkspaces: () => exec.read("listWorkspaces", reads.workspaces()),
   findApiKeyByHash: (hash) => exec.read("findApiKeyByHash", reads.apiKeyByHash(hash)),
