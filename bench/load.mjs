@@ -2,7 +2,7 @@
 // Usage: node bench/load.mjs '<config JSON>'   (or the JSON on stdin)
 // Config: { url, connections, duration, method?, headers?, body?, uniqueBody?: { template, prefix } }
 // With `uniqueBody`, every request sends `template` with external_id = `${prefix}-${counter}`.
-// With `sequence` ([{ path, body? }]), the requests take its entries in turn, from the first again after the last.
+// With `sequence` ([{ path, body?, method? }]), the requests take its entries in turn, from the first again after the last.
 import autocannon from "autocannon"
 
 const readStdin = async () => {
@@ -28,7 +28,7 @@ const sequenceRequests = (sequence) => [
   {
     setupRequest: (req) => {
       const next = sequence[position++ % sequence.length]
-      return { ...req, path: next.path, ...(next.body !== undefined ? { body: next.body } : {}) }
+      return { ...req, path: next.path, ...(next.method !== undefined ? { method: next.method } : {}), ...(next.body !== undefined ? { body: next.body } : {}) }
     }
   }
 ]

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
-import { createEncounters, scratch } from "./support.js"
+import { createEncounters, encounterdCommand, scratch } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -95,7 +95,7 @@ await work.run(async () => {
         return [{ method: "LUA", path: lua }]
       }
       case "status": {
-        const writer = encounterdWriteKey(false, db)
+        const writer = encounterdWriteKey(encounterdCommand(false, []), db)
         const claims = await latestClaims(server.url, key, 200)
         const statuses = ["missing_information", "draft"]
         const lua = luaFor(claims.flatMap((c) => statuses.map((s) => ({ method: "POST", path: `/api/claims/${c}/status`, body: JSON.stringify({ status: s }) }))), writer)

@@ -25,7 +25,7 @@
  * runs two loads at once, half the connections each, one per instance.
  */
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -40,6 +40,8 @@ import {
   encounterdWriteKey,
   feedPages,
   latestClaims,
+  MIX,
+  mixedSequence,
   resetClaims,
   type SequencedRequest,
   statusSequence
@@ -59,16 +61,22 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "1" },
     load: { type: "string" },
     threads: { type: "string" },
-    scenarios: { type: "string" }
+    scenarios: { type: "string" },
+    seed: { type: "string", default: "1000" },
+    baseline: { type: "string" }
   }
 })
 
-const TargetNames = ["encounterd", "bun-ref", "fastify-ref"] as const
+const TargetNames = ["encounterd", "baseline", "bun-ref", "fastify-ref"] as const
 type TargetName = (typeof TargetNames)[number]
 const isTargetName = (s: string): s is TargetName => TargetNames.some((t) => t === s)
 
+/** The servers that are encounterd: this checkout, and an earlier build (`--baseline REV`). */
+const isEncounterd = (t: TargetName): t is "encounterd" | "baseline" => t === "encounterd" || t === "baseline"
+type ReferenceName = Exclude<TargetName, "encounterd" | "baseline">
+
 /** The reference servers' entry points, relative to the repository root. */
-const referenceFiles: Record<Exclude<TargetName, "encounterd">, string> = {
+const referenceFiles: Record<ReferenceName, string> = {
   "bun-ref": "bench/reference/bun-server.ts",
   "fastify-ref": "bench/reference/fastify-server.mjs"
 }
@@ -96,19 +104,26 @@ if (adminUrl === undefined) {
 
 /** The targets to run, in table order (the order of TargetNames, whatever the flag's order). */
 const targetNames: readonly TargetName[] = (() => {
-  if (flags.targets === undefined) return adminUrl === undefined ? TargetNames : ["encounterd"]
+  if (flags.targets === undefined) {
+    if (adminUrl !== undefined) return ["encounterd"]
+    return TargetNames.filter((t) => t !== "baseline" || flags.baseline !== undefined)
+  }
   const asked = flags.targets.split(",").map((s) => s.trim()).filter((s) => s !== "")
   const unknown = asked.filter((s) => !isTargetName(s))
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(", ")}; known: ${TargetNames.join(", ")}`)
   const chosen = TargetNames.filter((t) => asked.includes(t))
+  if (chosen.includes("baseline") && flags.baseline === undefined) throw new Error("target baseline needs --baseline REV")
   if (chosen.length === 0) throw new Error("--targets names no target")
   if (adminUrl !== undefined && (chosen.length !== 1 || chosen[0] !== "encounterd")) {
     throw new Error("--postgres runs encounterd only: drop --targets or pass --targets encounterd")
   }
   return chosen
 })()
+if (flags.baseline !== undefined && !targetNames.includes("baseline")) throw new Error("--baseline REV: --targets must name baseline")
+/** A target's name in the tables: the baseline shows its revision. */
+const shown = (t: TargetName): string => (t === "baseline" ? `encounterd@${flags.baseline ?? "?"}` : t)
 for (const t of targetNames) {
-  if (t === "encounterd") continue
+  if (isEncounterd(t)) continue
   const file = referenceFiles[t]
   if (!existsSync(join(root, file))) {
     throw new Error(`target ${t} needs ${file}, which does not exist: pass --targets with the targets that can run (e.g. --targets encounterd)`)
@@ -128,7 +143,10 @@ if (flags.threads !== undefined && loadTool !== "wrk") throw new Error("--thread
 const threads = Number(flags.threads ?? "2")
 if (!Number.isInteger(threads) || threads < 1) throw new Error("--threads must be a positive integer")
 
-const SEED = 1_000
+const SEED = Number(flags.seed)
+if (!Number.isInteger(SEED) || SEED < 100) throw new Error("--seed must be an integer of at least 100")
+/** Claims the status change scenarios cycle through: all seeded ones up to 4,000, a multiple of the wrk threads. */
+const CLAIMS = Math.min(SEED, 4_000) - (Math.min(SEED, 4_000) % threads)
 /** wrk's and autocannon's per-request timeout, in seconds (autocannon's default). */
 const TIMEOUT_S = 10
 const runId = Math.random().toString(36).slice(2, 8)
@@ -208,7 +226,26 @@ interface Server {
 
 if (flags.binary && targetNames.includes("encounterd")) ensureBinary()
 // The references take encounterd's compat builder from a bundle of the checkout's sources.
-if (targetNames.some((t) => t !== "encounterd")) await buildCompat()
+if (targetNames.some((t) => !isEncounterd(t))) await buildCompat()
+
+/**
+ * The baseline's sources: a detached git worktree of `--baseline REV` in the temp folder, sharing
+ * this checkout's node_modules (removed again by the cleanup). It runs from source under this bun.
+ */
+const baselineSource = (dir: string, rev: string): { readonly root: string; readonly remove: () => void } => {
+  const src = join(dir, "baseline-src")
+  const add = Bun.spawnSync(["git", "worktree", "add", "--detach", src, rev], { cwd: root })
+  if (add.exitCode !== 0) throw new Error(`git worktree add ${rev}: ${new TextDecoder().decode(add.stderr)}`)
+  symlinkSync(join(root, "node_modules"), join(src, "node_modules"))
+  return {
+    root: src,
+    remove: () => void Bun.spawnSync(["git", "worktree", "remove", "--force", src], { cwd: root })
+  }
+}
+
+/** `encounterd <args>` of a target: this checkout's (source or binary), or the baseline's source. */
+const commandOf = (target: "encounterd" | "baseline", args: ReadonlyArray<string>, baselineRoot: string | undefined): string[] =>
+  target === "encounterd" ? encounterdCommand(flags.binary, args) : [process.execPath, join(baselineRoot ?? "", "bin/main.ts"), ...args]
 
 const readLines = (path: string): Record<string, unknown>[] =>
   readFileSync(path, "utf8")
@@ -271,14 +308,20 @@ const spawnServer = async (
  * Starts encounterd instance `n` (1-based) and waits for its `listening` line. Instance 1 starts on
  * an empty database and must also print the first-run key; any later instance must not.
  */
-const startEncounterd = (dir: string, database: Database, n: number): Promise<Server> => {
-  const args = ["serve", "--port", "0", "--db", database.dbFor("encounterd"), "--rate-limit", "0"]
+const startEncounterd = (
+  dir: string,
+  database: Database,
+  n: number,
+  target: "encounterd" | "baseline" = "encounterd",
+  baselineRoot?: string
+): Promise<Server> => {
+  const args = ["serve", "--port", "0", "--db", database.dbFor(target), "--rate-limit", "0"]
   if (flags.synchronous !== undefined) args.push("--synchronous", flags.synchronous)
   if (poolSize !== undefined) args.push("--pool-size", poolSize)
-  const cmd = encounterdCommand(flags.binary, args)
-  const label = n === 1 ? "encounterd" : `encounterd instance ${n}`
+  const cmd = commandOf(target, args, baselineRoot)
+  const label = n === 1 ? shown(target) : `${shown(target)} instance ${n}`
   const expectKey = n === 1
-  return spawnServer("encounterd", label, cmd, dir, (lines) => {
+  return spawnServer(target, label, cmd, dir, (lines) => {
     const first = lines.find((l) => l.first_run === true)
     const listening = lines.find((l) => l.msg === "listening")
     if (listening === undefined || (first === undefined && expectKey)) return undefined
@@ -293,7 +336,7 @@ const startEncounterd = (dir: string, database: Database, n: number): Promise<Se
 }
 
 /** Starts a reference server: it prints one `listening` line with its URL, key, pid and synchronous setting. */
-const startReference = (dir: string, database: Database, target: Exclude<TargetName, "encounterd">): Promise<Server> => {
+const startReference = (dir: string, database: Database, target: ReferenceName): Promise<Server> => {
   const entry = join(root, referenceFiles[target])
   const runtime = target === "bun-ref" ? process.execPath : "node"
   const cmd = [runtime, entry, "--port", "0", "--db", database.dbFor(target), "--synchronous", "NORMAL"]
@@ -343,6 +386,7 @@ interface LoadResult {
   /** Milliseconds. */
   readonly p50: number
   readonly p99: number
+  readonly p999: number
   /** autocannon: every answer outside 2xx; wrk: 4xx and 5xx (its `errors.status`). */
   readonly non2xx: number
   /** Socket errors (connect, read, write). */
@@ -374,7 +418,7 @@ const spawnLoad = async (cmd: string[], input: string | undefined, what: string)
 
 interface AutocannonResult {
   readonly requests: { readonly mean: number; readonly total: number }
-  readonly latency: { readonly p50: number; readonly p99: number }
+  readonly latency: { readonly p50: number; readonly p99: number; readonly p99_9: number }
   readonly non2xx: number
   readonly errors: number
   readonly timeouts: number
@@ -399,6 +443,7 @@ const runAutocannon = async (url: string, key: string, scenario: LoadConfig, con
     total: r.requests.total,
     p50: r.latency.p50,
     p99: r.latency.p99,
+    p999: r.latency.p99_9,
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
@@ -421,7 +466,7 @@ const EXTERNAL_ID_MARK = "\u0000external_id\u0000"
  * request), or, for unique creates, a `request` function that concatenates the body around a
  * per-thread `external_id` (prefix, thread number, counter). `done` prints one JSON line.
  */
-const wrkScript = (key: string, scenario: LoadConfig): string => {
+const wrkScript = (key: string, scenario: LoadConfig, sequenceFile: string): string => {
   const lines = [
     `wrk.method = ${luaQuoted(scenario.method ?? "GET")}`,
     `wrk.headers["Authorization"] = ${luaQuoted(`Bearer ${scenario.key ?? key}`)}`,
@@ -429,10 +474,14 @@ const wrkScript = (key: string, scenario: LoadConfig): string => {
   ]
   if (scenario.body !== undefined) lines.push(`wrk.body = ${luaLong(scenario.body)}`)
   if (scenario.sequence !== undefined) {
-    // Each thread formats its share of the sequence once (entries tid, tid + n, ...) and cycles through it.
-    const entries = scenario.sequence.map((r) => `{${luaLong(r.path)}, ${r.body === undefined ? "nil" : luaLong(r.body)}}`)
+    // Each thread reads its share of the sequence from a file once (entries tid, tid + n, ...),
+    // formats it and cycles through it. A line is METHOD TAB PATH TAB BODY (JSON text has no raw tab).
+    writeFileSync(
+      sequenceFile,
+      scenario.sequence.map((r) => `${r.method ?? scenario.method ?? "GET"}\t${r.path}\t${r.body ?? ""}\n`).join("")
+    )
     lines.push(
-      `local sequence = {${entries.join(",\n")}}`,
+      `local file = ${luaQuoted(sequenceFile)}`,
       "local threads = 0",
       "function setup(thread)",
       "  threads = threads + 1",
@@ -441,9 +490,14 @@ const wrkScript = (key: string, scenario: LoadConfig): string => {
       "local mine = {}",
       "local at = 0",
       "function init(args)",
-      `  for i = tid, #sequence, ${threads} do`,
-      "    local r = sequence[i]",
-      "    table.insert(mine, wrk.format(nil, r[1], nil, r[2]))",
+      "  local i = 0",
+      "  for line in io.lines(file) do",
+      `    if i % ${threads} == tid - 1 then`,
+      '      local method, path, body = line:match("^([^\\t]*)\\t([^\\t]*)\\t(.*)$")',
+      '      if body == "" then body = nil end',
+      "      table.insert(mine, wrk.format(method, path, nil, body))",
+      "    end",
+      "    i = i + 1",
       "  end",
       "end",
       "function request()",
@@ -481,9 +535,9 @@ const wrkScript = (key: string, scenario: LoadConfig): string => {
     "  local e = summary.errors",
     "  local seconds = summary.duration / 1e6",
     "  io.write(string.format(",
-    `    '{"requests":%d,"duration_s":%.6f,"req_per_sec":%.3f,"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d},"non2xx":%d,"p50_ms":%.3f,"p99_ms":%.3f}\\n',`,
+    `    '{"requests":%d,"duration_s":%.6f,"req_per_sec":%.3f,"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d},"non2xx":%d,"p50_ms":%.3f,"p99_ms":%.3f,"p999_ms":%.3f}\\n',`,
     "    summary.requests, seconds, summary.requests / seconds, e.connect, e.read, e.write, e.timeout, e.status, e.status,",
-    "    latency:percentile(50) / 1000, latency:percentile(99) / 1000))",
+    "    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency:percentile(99.9) / 1000))",
     "end"
   )
   return `${lines.join("\n")}\n`
@@ -497,12 +551,13 @@ interface WrkSummary {
   readonly non2xx: number
   readonly p50_ms: number
   readonly p99_ms: number
+  readonly p999_ms: number
 }
 
 let scriptCount = 0
 const runWrk = async (dir: string, url: string, key: string, scenario: LoadConfig, conns: number): Promise<LoadResult> => {
   const script = join(dir, `wrk-${++scriptCount}.lua`)
-  writeFileSync(script, wrkScript(key, scenario))
+  writeFileSync(script, wrkScript(key, scenario, join(dir, `wrk-${scriptCount}.seq`)))
   const cmd = [wrkPath ?? "wrk", `-t${threads}`, `-c${conns}`, `-d${duration}s`, "--timeout", `${TIMEOUT_S}s`, "--latency", "-s", script, `${url}${scenario.path}`]
   const out = await spawnLoad(cmd, undefined, `wrk for ${scenario.path}`)
   const line = out.split("\n").filter((l) => l.startsWith("{")).at(-1)
@@ -513,6 +568,7 @@ const runWrk = async (dir: string, url: string, key: string, scenario: LoadConfi
     total: s.requests,
     p50: s.p50_ms,
     p99: s.p99_ms,
+    p999: s.p999_ms,
     non2xx: s.non2xx,
     errors: s.errors.connect + s.errors.read + s.errors.write,
     timeouts: s.errors.timeout,
@@ -545,6 +601,7 @@ const combine = (results: readonly LoadResult[]): Combined => {
     total: sum((r) => r.total),
     p50: Math.max(...results.map((r) => r.p50)),
     p99: Math.max(...results.map((r) => r.p99)),
+    p999: Math.max(...results.map((r) => r.p999)),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
@@ -636,8 +693,25 @@ const allScenarios: readonly Scenario[] = [
       const sequence = await feedPages(first.url, t.key, FEED_PAGES)
       return { path: "/api/encounters/compat-version/events?limit=100", sequence }
     }
+  },
+  {
+    name: `mixed (${MIX.read} % reads, ${MIX.list} % lists, ${MIX.create} % creates, ${MIX.move} % moves, ${MIX.poll} % polls)`,
+    unique: false,
+    // One cycled sequence of MIXED_LENGTH requests over random seeded encounters; creates carry
+    // external ids of their own per round (a second pass of the cycle replays them: answered 200).
+    config: (t, round) => {
+      const template = validPayload("x")
+      const body = (n: number) => JSON.stringify({ ...template, external_id: `mixed-${runId}-r${round + 1}-${n}` })
+      return { path: "/api/encounters", key: t.writeKey, sequence: mixedSequence(t.ids, t.claims, body, MIXED_LENGTH) }
+    },
+    after: async (t) => {
+      for (const server of t.servers) await resetClaims(server.url, t.writeKey, t.claims.slice(0, Math.ceil((MIXED_LENGTH * MIX.move) / 200)))
+    }
   }
 ]
+
+/** The mixed scenario's cycle: long enough that a 5 s run at a few thousand req/s rarely comes round again. */
+const MIXED_LENGTH = 20_000
 
 const scenarioWords = flags.scenarios?.split(",").map((w) => w.trim()).filter((w) => w !== "")
 const scenarios: readonly Scenario[] =
@@ -717,13 +791,16 @@ const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell
   const withEnc = targetNames.includes("encounterd")
   const withRatio = withEnc && targetNames.includes("fastify-ref")
   const withBunRatio = withEnc && targetNames.includes("bun-ref")
+  const withBaseRatio = withEnc && targetNames.includes("baseline")
   const of = rounds === 1 ? "" : ` (best of ${rounds})`
   const cpuOfRounds = rounds === 1 ? "" : ` (lowest of ${rounds})`
   const header = [
     "scenario",
-    ...targetNames.map((t) => `${t} req/s${of}`),
-    ...targetNames.map((t) => `${t} CPU µs/req${cpuOfRounds}`),
-    ...(withEnc ? ["encounterd p50 ms", "encounterd p99 ms"] : []),
+    ...targetNames.map((t) => `${shown(t)} req/s${of}`),
+    ...targetNames.map((t) => `${shown(t)} CPU µs/req${cpuOfRounds}`),
+    ...targetNames.map((t) => `${shown(t)} p99 ms`),
+    ...(withEnc ? ["encounterd p50 ms", "encounterd p99.9 ms"] : []),
+    ...(withBaseRatio ? [`encounterd ÷ ${shown("baseline")}`] : []),
     ...(withBunRatio ? ["encounterd ÷ bun-ref"] : []),
     ...(withRatio ? ["encounterd ÷ fastify-ref"] : []),
     "non-2xx / errors / timeouts (all runs)"
@@ -739,13 +816,16 @@ const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell
     const enc = bestOf("encounterd")
     const fastify = bestOf("fastify-ref")
     const bunRef = bestOf("bun-ref")
+    const base = bestOf("baseline")
     const all = [...row.values()].flatMap((c) => c.runs)
     const sum = (f: (r: Combined) => number) => all.reduce((acc, r) => acc + f(r), 0)
     const values = [
       s.name,
       ...targetNames.map((t) => fmt(bestOf(t)?.reqPerSec ?? Number.NaN, 0)),
       ...targetNames.map((t) => fmt(cpuOf(row.get(t)), 0)),
-      ...(withEnc && enc !== undefined ? [fmt(enc.p50, 1), fmt(enc.p99, 1)] : []),
+      ...targetNames.map((t) => fmt(bestOf(t)?.p99 ?? Number.NaN, 1)),
+      ...(withEnc && enc !== undefined ? [fmt(enc.p50, 1), fmt(enc.p999, 1)] : []),
+      ...(withBaseRatio && enc !== undefined && base !== undefined ? [fmt(enc.reqPerSec / base.reqPerSec, 2)] : []),
       ...(withBunRatio && enc !== undefined && bunRef !== undefined ? [fmt(enc.reqPerSec / bunRef.reqPerSec, 2)] : []),
       ...(withRatio && enc !== undefined && fastify !== undefined ? [fmt(enc.reqPerSec / fastify.reqPerSec, 2)] : []),
       `${sum((r) => r.non2xx)} / ${sum((r) => r.errors)} / ${sum((r) => r.timeouts)}`
@@ -759,7 +839,7 @@ const rssTable = (afterCreate: ReadonlyMap<TargetName, number>, overall: Readonl
   [
     "| target | peak RSS MiB after create (unique) | peak RSS MiB overall |",
     "|---|---:|---:|",
-    ...targetNames.map((t) => `| ${t} | ${fmt(afterCreate.get(t) ?? Number.NaN)} | ${fmt(overall.get(t) ?? Number.NaN)} |`)
+    ...targetNames.map((t) => `| ${shown(t)} | ${fmt(afterCreate.get(t) ?? Number.NaN)} | ${fmt(overall.get(t) ?? Number.NaN)} |`)
   ].join("\n")
 
 /** One status line per scenario: each target's rounds, requests, latency and answers. */
@@ -778,7 +858,7 @@ const statusLine = (name: string, row: ReadonlyMap<TargetName, Cell>): string =>
     const statuses = codes.size === 0 ? "" : `; status ${[...codes].map(([c, n]) => `${c}×${n}`).join(", ")}`
     const split = b.perInstance.length === 1 ? "" : `; req/s per instance ${b.perInstance.map((x) => fmt(x, 0)).join(" + ")}`
     return [
-      `${t} ${fmt(b.reqPerSec, 0)} req/s${roundsText}, p50 ${fmt(b.p50, 1)} / p99 ${fmt(b.p99, 1)} ms, ${requests} requests${statuses}${split}`
+      `${shown(t)} ${fmt(b.reqPerSec, 0)} req/s${roundsText}, p50 ${fmt(b.p50, 1)} / p99 ${fmt(b.p99, 1)} / p99.9 ${fmt(b.p999, 1)} ms, ${requests} requests${statuses}${split}`
     ]
   })
   return `- ${name}: ${parts.join("; ")}`
@@ -816,6 +896,7 @@ const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "encounterd-bench-"))
   const database = adminUrl === undefined ? sqliteDatabase(dir) : await createPgDatabase(adminUrl)
   const servers: Server[] = []
+  const baseline = flags.baseline !== undefined && targetNames.includes("baseline") ? baselineSource(dir, flags.baseline) : undefined
   let cleaned: Promise<void> | undefined
   // Kills what is still running, drops the database and removes the temp folder; once, also on Ctrl-C.
   const cleanup = () =>
@@ -824,6 +905,7 @@ const main = async () => {
       for (const s of servers) if (s.proc.exitCode === null) s.proc.kill("SIGKILL")
       await Promise.all(servers.map((s) => s.proc.exited))
       await database.drop()
+      baseline?.remove()
       rmSync(dir, { recursive: true, force: true })
     })())
   const interrupted = () => void cleanup().finally(() => process.exit(130))
@@ -845,6 +927,11 @@ const main = async () => {
           group.push(next)
         }
         started.push({ name, servers: group, key: first.key })
+      } else if (name === "baseline") {
+        const server = await startEncounterd(dir, database, 1, "baseline", baseline?.root)
+        servers.push(server)
+        if (server.key === undefined) throw new Error(`${server.label} printed no first-run key`)
+        started.push({ name, servers: [server], key: server.key })
       } else {
         const server = await startReference(dir, database, name)
         servers.push(server)
@@ -857,9 +944,11 @@ const main = async () => {
       if (first === undefined) throw new Error(`${t.name}: no server`)
       const ids = await seed(first, t.key)
       console.error(`${t.name}: seeded ${ids.length} encounters on ${t.servers.map((s) => `${s.url} (pid ${s.pid})`).join(" and ")}`)
-      const writeKey = t.name === "encounterd" ? encounterdWriteKey(flags.binary, database.dbFor("encounterd")) : t.key
+      const writeKey = isEncounterd(t.name)
+        ? encounterdWriteKey(commandOf(t.name, [], baseline?.root), database.dbFor(t.name))
+        : t.key
       // A multiple of the wrk threads, so each thread keeps to its own claims (scenario-data.ts).
-      const claims = await latestClaims(first.url, t.key, SEED - (SEED % threads))
+      const claims = await latestClaims(first.url, t.key, CLAIMS)
       targets.push({ ...t, ids, writeKey, claims })
     }
 
@@ -960,7 +1049,7 @@ const main = async () => {
     const shutdown = servers.map((server, i) => {
       const code = exits[i]
       const exit = code === 0 ? `SIGTERM: ${server.label} exited 0` : `SIGTERM: ${server.label} exit ${code} (expected 0)`
-      return server.target === "encounterd" ? `${exit}; ${serverLogSummary(server.logPath)}` : exit
+      return isEncounterd(server.target) ? `${exit}; ${serverLogSummary(server.logPath)}` : exit
     })
     const report = `${markdown}\n\n${shutdown.join("\n")}\n`
     console.log(report)

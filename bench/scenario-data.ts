@@ -5,12 +5,13 @@
  * the server's CPU time (to report CPU per request beside req/s).
  */
 import { readFileSync } from "node:fs"
-import { encounterdCommand, root } from "./support.js"
+import { root } from "./support.js"
 
-/** One request of a cycled sequence: a path and, for a POST, its body. */
+/** One request of a cycled sequence: a path and, for a POST, its body; its method when not the scenario's. */
 export interface SequencedRequest {
   readonly path: string
   readonly body?: string
+  readonly method?: "GET" | "POST"
 }
 
 const get = async (url: string, key: string, path: string): Promise<Record<string, unknown>> => {
@@ -29,9 +30,9 @@ const itemsOf = (page: Record<string, unknown>): ReadonlyArray<Record<string, un
 const nextPath = (base: string, page: Record<string, unknown>): string | undefined =>
   typeof page.next_page_token === "string" ? `${base}&page_token=${encodeURIComponent(page.next_page_token)}` : undefined
 
-/** A `claims:write` key for encounterd's default workspace, made by its own CLI on the served database. */
-export const encounterdWriteKey = (binary: boolean, db: string): string => {
-  const cmd = encounterdCommand(binary, ["keys", "create", "--workspace", "default", "--scope", "claims:write", "--db", db])
+/** A `claims:write` key for encounterd's default workspace, made by its own CLI (`encounterd`: the command before its arguments) on the served database. */
+export const encounterdWriteKey = (encounterd: ReadonlyArray<string>, db: string): string => {
+  const cmd = [...encounterd, "keys", "create", "--workspace", "default", "--scope", "claims:write", "--db", db]
   const r = Bun.spawnSync(cmd, { cwd: root })
   const out = new TextDecoder().decode(r.stdout)
   const start = out.indexOf("{")
@@ -107,4 +108,60 @@ export const cpuMicros = (pid: number): number => {
   // Fields after the command name (which may hold spaces), closed by the last ')': utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return ((Number(fields[11]) + Number(fields[12])) / TICKS) * 1e6
+}
+
+/** The share of each kind of request in the mixed scenario, in percent. */
+export const MIX = { read: 60, list: 20, create: 10, move: 5, poll: 5 } as const
+
+/**
+ * The mixed workload as one cycled sequence of `length` requests, in a random order: reads of
+ * random seeded encounters, list pages, creates of new encounters (a fresh external_id each, made
+ * from `createBody`), claim status moves and event polls, in the shares of `MIX`. Each moved claim
+ * goes to missing_information and, half a cycle later, back to draft (no claim is moved twice in a
+ * row, so every move is allowed); a claim is moved at most once per cycle.
+ */
+export const mixedSequence = (
+  ids: ReadonlyArray<string>,
+  claims: ReadonlyArray<string>,
+  createBody: (n: number) => string,
+  length: number
+): SequencedRequest[] => {
+  const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(Math.random() * xs.length)] as A
+  const moves = Math.min(Math.floor((length * MIX.move) / 100 / 2), claims.length)
+  const kinds: Array<"read" | "list" | "create" | "poll"> = []
+  for (const kind of ["read", "list", "create", "poll"] as const) {
+    for (let i = 0; i < Math.round((length * MIX[kind]) / 100); i++) kinds.push(kind)
+  }
+  for (let i = kinds.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    const a = kinds[i]!
+    kinds[i] = kinds[j]!
+    kinds[j] = a
+  }
+  let created = 0
+  const out: SequencedRequest[] = kinds.map((kind) => {
+    switch (kind) {
+      case "read":
+        return { path: `/api/encounters/${pick(ids)}`, method: "GET" }
+      case "list":
+        return { path: "/api/encounters?limit=100", method: "GET" }
+      case "poll":
+        return { path: "/api/encounters/compat-version/events?limit=100", method: "GET" }
+      case "create":
+        return { path: "/api/encounters", method: "POST", body: createBody(created++) }
+    }
+  })
+  // Moves at evenly spread places: claim k forward in the first half, back in the second.
+  const half = Math.floor(out.length / 2)
+  const claimList = claims.slice(0, moves)
+  claimList.forEach((id, k) => {
+    const at = Math.floor((k * half) / Math.max(1, moves))
+    out.splice(at + k, 0, { path: `/api/claims/${id}/status`, method: "POST", body: JSON.stringify({ status: STATUS_CYCLE[0] }) })
+  })
+  const middle = Math.floor(out.length / 2)
+  claimList.forEach((id, k) => {
+    const at = middle + Math.floor((k * (out.length - middle)) / Math.max(1, moves))
+    out.splice(Math.min(out.length, at + k), 0, { path: `/api/claims/${id}/status`, method: "POST", body: JSON.stringify({ status: STATUS_CYCLE[1] }) })
+  })
+  return out
 }
