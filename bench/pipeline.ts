@@ -3,7 +3,7 @@
  * without sockets or a load generator: steadier than the load bench on a small shared machine, for
  * comparing changes to one path (and what each index written by a create costs).
  *
- *   bun bench/pipeline.ts [--scenario create|status] [--creates 8000] [--rounds 4] [--concurrency 32]
+ *   bun bench/pipeline.ts [--scenario create|status|read] [--creates 8000] [--rounds 4] [--concurrency 32]
  *                         [--synchronous NORMAL|FULL] [--storage sqlite|memory] [--drop-index NAME ...]
  *
  * Opens a fresh SQLite file through the same layers as `encounterd serve` (migrations included),
@@ -12,6 +12,8 @@
  * answered 202. With `--scenario status` it first creates `--creates` encounters, then each round
  * moves every one of their claims to the other status of the load bench's cycle (`STATUS_CYCLE`:
  * each request a real change, a claim recurring only after all the others), each answered 200.
+ * With `--scenario read` it first creates `--creates` encounters, then each round reads every one
+ * of them once (`GET /api/encounters/{id}`) in a new random order, each answered 200.
  * `--storage memory` runs it on the memory adapter: what the HTTP layer, the runtime and the rules
  * cost without a database. It reports, per round, the process's CPU µs and the wall µs per create; the first
  * two rounds warm the JIT and are marked. `--drop-index` drops an index after migrating, to
@@ -51,7 +53,7 @@ const rounds = Number(flags.rounds)
 const concurrency = Number(flags.concurrency)
 const synchronous = flags.synchronous.toUpperCase()
 const scenario = flags.scenario
-if (scenario !== "create" && scenario !== "status") throw new Error("--scenario must be create or status")
+if (scenario !== "create" && scenario !== "status" && scenario !== "read") throw new Error("--scenario must be create, status or read")
 const storage = flags.storage
 if (storage !== "sqlite" && storage !== "memory") throw new Error("--storage must be sqlite or memory")
 if (!Number.isInteger(creates) || creates < 1) throw new Error("--creates must be a positive integer")
@@ -113,13 +115,16 @@ const measure = async (): Promise<string> => {
     })
   // The status scenario's claims: those of `creates` encounters, made before the first round.
   const claims: Array<string> = []
-  if (scenario === "status") {
+  // The read scenario's encounters (made before the first round), read in a new random order each round.
+  const encounters: Array<string> = []
+  if (scenario === "status" || scenario === "read") {
     const created = await drive(handle, createRequests(), 202)
     const reads: Array<() => Request> = []
     for (const res of created) {
       const body: unknown = await res.json()
       const id = typeof body === "object" && body !== null && "encounter_id" in body ? body.encounter_id : undefined
       if (typeof id !== "string") throw new Error("a create's answer has no encounter_id")
+      encounters.push(id)
       reads.push(() => new Request(`http://127.0.0.1/api/encounters/${id}`, { headers }))
     }
     for (const res of await drive(handle, reads, 200)) {
@@ -134,26 +139,39 @@ const measure = async (): Promise<string> => {
     const body = JSON.stringify({ status: STATUS_CYCLE[(round - 1) % STATUS_CYCLE.length] })
     return claims.map((id) => () => new Request(`http://127.0.0.1/api/claims/${id}/status`, { method: "POST", headers, body }))
   }
+  const readRequests = (): Array<() => Request> => {
+    const order = [...encounters]
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1))
+      const a = order[i]!
+      order[i] = order[j]!
+      order[j] = a
+    }
+    return order.map((id) => () => new Request(`http://127.0.0.1/api/encounters/${id}`, { headers }))
+  }
   const count = scenario === "status" ? claims.length : creates
   const rows: Array<string> = []
   for (let round = 1; round <= rounds; round++) {
-    const requests = scenario === "status" ? statusRequests(round) : createRequests()
+    const requests = scenario === "status" ? statusRequests(round) : scenario === "read" ? readRequests() : createRequests()
     const cpu0 = process.cpuUsage()
     const started = performance.now()
-    for (const res of await drive(handle, requests, scenario === "status" ? 200 : 202)) await res.arrayBuffer()
+    for (const res of await drive(handle, requests, scenario === "create" ? 202 : 200)) await res.arrayBuffer()
     const wall = (performance.now() - started) * 1000
     const cpu = process.cpuUsage(cpu0)
     const line = `| ${round}${round <= WARM_UP_ROUNDS ? " (warm-up)" : ""} | ${fmt((cpu.user + cpu.system) / count)} | ${fmt(wall / count)} |`
     process.stderr.write(`${line}\n`)
     rows.push(line)
   }
-  const what = scenario === "status" ? "claim status change" : "create"
+  const what = scenario === "status" ? "claim status change" : scenario === "read" ? "read" : "create"
   const load =
     scenario === "status"
       ? `${count} claim status changes a round (each claim of ${creates} encounters once)`
-      : `${creates} unique creates a round`
+      : scenario === "read"
+        ? `${creates} encounter reads a round (each of ${creates} encounters once, in a new random order)`
+        : `${creates} unique creates a round`
+  const title = scenario === "status" ? "Claim status changes" : scenario === "read" ? "Encounter reads (random ids)" : "Creates"
   return [
-    `## ${scenario === "status" ? "Claim status changes" : "Creates"} through the request pipeline, ${new Date().toISOString()}`,
+    `## ${title} through the request pipeline, ${new Date().toISOString()}`,
     "",
     `${machineLine()}; one process, no sockets; ${load}, ${concurrency} at a time; ${storage === "memory" ? "memory storage (the pipeline without a database)" : `SQLite file at synchronous ${synchronous}`}${dropped.length > 0 ? `; indexes dropped: ${dropped.join(", ")}` : ""}.`,
     "",
