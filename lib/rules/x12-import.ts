@@ -18,7 +18,18 @@ import type { Ack277CA } from "../x12/read/ack-277ca.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
 import type { Remittance835 } from "../x12/read/remit-835.js"
-import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import { matchRemittance } from "../x12/remittance-match.js"
+import { batchOfReference, type SentClaim, sentClaimsOf } from "../x12/read/sent-837p.js"
+import {
+  actionsFrom999,
+  type StatusAction,
+  statusFrom277Batch,
+  statusFrom277Claim,
+  statusFrom835Claim,
+  withBatchStatus
+} from "../x12/status-mapping.js"
+import type { EncounterCreate } from "../domain/encounter-input.js"
+import { contentKeyPaced } from "./x12-content-key.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
@@ -30,6 +41,9 @@ export interface X12Upload {
   readonly content_type: string
   readonly key_id?: string | null
 }
+
+/** Encounters read per query when an 835's CLPs are checked against their claims' payloads. */
+const PAYLOAD_CHUNK = 500
 
 /** How a 999's AK202 matches a set's ST02: as text, or as numbers (`0001` is set 1). */
 const setKey = (control: string) => {
@@ -88,24 +102,72 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
     for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
   })
 
-/** A 277CA decides per claim (2200D): a claim named again is decided by its last loop. */
-const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
+/**
+ * The claims a 277CA's batch-level (2200B) and provider-level (2200C) rejections cover, by PCN:
+ * every claim of the transaction set whose BHT03 the 2200B's TRN02 echoes, or of the billing
+ * provider in it, read back from the batch as sent. A rejection naming no batch of ours is listed
+ * as unmatched.
+ */
+const batchRejections = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const covered = new Map<string, StatusAction>()
+    const batches = new Map<number, X12BatchRecord | null>()
+    const sets = new Map<string, ReadonlyArray<SentClaim> | null>()
+    let i = 0
+    for (const b of ack.batch_statuses) {
+      if (++i % PACE === 0) yield* pause
+      const action = statusFrom277Batch(b)
+      if (action === undefined) continue
+      const reference = b.batch_reference
+      const group = reference === undefined ? undefined : batchOfReference(reference)
+      let batch = group === undefined ? null : batches.get(group)
+      if (batch === undefined && group !== undefined) {
+        batch = Option.getOrNull(yield* storage.findX12BatchByGroup(ws, group))
+        batches.set(group, batch)
+      }
+      let sent = reference === undefined ? null : sets.get(reference)
+      if (sent === undefined && batch !== null && batch !== undefined && reference !== undefined) {
+        sent = sentClaimsOf(new TextDecoder().decode(batch.file), reference) ?? null
+        sets.set(reference, sent)
+      }
+      if (sent === null || sent === undefined) {
+        plan.unmatched(null, `no 837P transaction set with BHT03 ${reference ?? "(2200B without TRN02)"}: ${action.note}`, action.detail ?? null)
+        continue
+      }
+      const claims = b.level === "billing_provider" ? sent.filter((c) => c.billing_provider_npi === b.identifier) : sent
+      if (claims.length === 0) plan.unmatched(null, `no claim of billing provider ${b.identifier ?? "(no NPI)"} in transaction set ${reference}: ${action.note}`, action.detail ?? null)
+      for (const c of claims) covered.set(c.patient_control_number, action)
+    }
+    return covered
+  })
+
+/**
+ * A 277CA decides per claim (2200D): a claim named again is decided by its last loop. A rejection
+ * of a whole batch or billing provider rejects every claim it covers (`batchRejections`).
+ */
+const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
   Effect.gen(function* () {
     const claims = lastOf(ack.claims, (c) => c.patient_control_number)
+    const covered = yield* batchRejections(ws, plan, ack)
     // The payer's control number as the last loop that gives one says.
     const payerControl = new Map<string, string>()
     for (const c of ack.claims) if (c.payer_claim_control_number !== undefined) payerControl.set(c.patient_control_number, c.payer_claim_control_number)
-    yield* plan.lookUp("patient_control_number", claims.keys())
+    const pcns = [...claims.keys(), ...[...covered.keys()].filter((pcn) => !claims.has(pcn))]
+    yield* plan.lookUp("patient_control_number", pcns)
     let i = 0
-    for (const [pcn, { entry, count }] of claims) {
+    for (const pcn of pcns) {
       if (++i % PACE === 0) yield* pause
+      const own = claims.get(pcn)
+      const count = own?.count ?? 1
       const t = yield* plan.byPcn(pcn)
       if (t === undefined) {
         plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
         continue
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
-      plan.apply(t, notedAction(statusFrom277Claim(entry), count))
+      const action = withBatchStatus(own === undefined ? undefined : statusFrom277Claim(own.entry), covered.get(pcn))
+      if (action !== undefined) plan.apply(t, notedAction(action, count))
     }
   })
 
@@ -114,9 +176,21 @@ const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
  * claim's previous CLP left (a reversal, then its correction). A claim has at most
  * `MAX_CLAIM_PAYMENTS_PER_FILE` of them (x12-import-read.ts), so at most that many outcomes.
  */
-const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
+const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835, fileId: string) =>
   Effect.gen(function* () {
-    yield* plan.lookUp("patient_control_number", remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))
+    const storage = yield* Storage
+    const pcns = [...new Set(remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))]
+    yield* plan.lookUp("patient_control_number", pcns)
+    // The payloads of the claims paid, to check each CLP against the claim as billed.
+    const encounterIds: Array<string> = []
+    for (const pcn of pcns) {
+      const t = yield* plan.byPcn(pcn)
+      if (t !== undefined) encounterIds.push(t.encounterId)
+    }
+    const payloads = new Map<string, EncounterCreate>()
+    for (let k = 0; k < encounterIds.length; k += PAYLOAD_CHUNK) {
+      for (const e of yield* storage.findEncounters(ws, encounterIds.slice(k, k + PAYLOAD_CHUNK))) payloads.set(e.id, e.payload)
+    }
     let i = 0
     for (const payment of remit.payments) {
       for (const c of payment.claims) {
@@ -127,6 +201,8 @@ const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
           continue
         }
         plan.payerControlNumber(t, c.payer_claim_control_number)
+        const payload = payloads.get(t.encounterId)
+        const match = payload === undefined ? { matched: [], discrepancies: [] } : matchRemittance(c, payload)
         plan.remittance(t, {
           file_id: fileId,
           check_number: payment.trace_number,
@@ -136,23 +212,31 @@ const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
           paid_amount_cents: c.paid_cents,
           patient_responsibility_cents: c.patient_responsibility_cents ?? null,
           adjustments: c.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents })),
-          service_lines: c.service_lines.map((l) => ({
-            procedure_code: l.procedure_code,
-            charge_amount_cents: l.charge_cents,
-            paid_amount_cents: l.paid_cents,
-            adjustments: l.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents }))
-          }))
+          service_lines: c.service_lines.map((l, n) => {
+            const matched = match.matched[n]
+            return {
+              procedure_code: l.procedure_code,
+              ...(l.modifiers.length === 0 ? {} : { modifiers: l.modifiers }),
+              ...(l.line_control_number === undefined ? {} : { line_control_number: l.line_control_number }),
+              ...(l.service_date === undefined ? {} : { service_date: l.service_date }),
+              ...(matched === undefined ? {} : { matched_line: matched }),
+              charge_amount_cents: l.charge_cents,
+              paid_amount_cents: l.paid_cents,
+              adjustments: l.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents }))
+            }
+          }),
+          discrepancies: match.discrepancies
         })
         plan.apply(t, statusFrom835Claim(c))
       }
     }
   })
 
-/** What makes two uploads one interchange: the sender and its ISA13. */
+/** The sender and ISA13 of a file's (first) interchange: the same in another file with other content means a reused control number. */
 export const interchangeKey = (sender: string, control: string): string => `${sender}|${control}`
 
 /**
- * An earlier import of the same interchange, answered again as it was answered (invalid files are
+ * An earlier import of the same file, answered again as it was answered (invalid files are
  * never matched): its first outcomes, from the file's record while it has them all.
  */
 const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
@@ -164,7 +248,14 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
       f.summary.total <= f.claims.length
         ? f.claims
         : (yield* (yield* Storage).listX12FileOutcomes(ws, f.id, { limit: IMPORT_OUTCOMES_SHOWN })).slice(0, IMPORT_OUTCOMES_SHOWN).map(toOutcome)
-    return { id: f.id, kind: f.kind, duplicate: true, claims, summary: f.summary } satisfies InboundResult
+    return {
+      id: f.id,
+      kind: f.kind,
+      duplicate: true,
+      reused_control_number: f.reused_control_number_of !== null,
+      claims,
+      summary: f.summary
+    } satisfies InboundResult
   })
 
 /**
@@ -172,8 +263,10 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
  * with what it did) and its effects applied: status moves along the transition table, each with
  * its StatusUpdated event; acknowledgments; the payer's claim control numbers; remittances. A
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
- * `unmatched`. The same interchange again (same sender and ISA13, or the same bytes) answers the
- * first import as a duplicate and applies nothing. A malformed file is stored as `invalid` with its
+ * `unmatched`. The same file again (the same bytes, or the same segments with other line breaks:
+ * `contentKeyPaced`) answers the first import as a duplicate and applies nothing; a file with the
+ * sender and ISA13 of an earlier one but other content (clearinghouses reuse control numbers) is
+ * imported, and flagged `reused_control_number`. A malformed file is stored as `invalid` with its
  * error, applies nothing, and fails with `X12ReadError` (the segment and its 1-based position); so
  * is a file beyond what one file may do (x12-import-read.ts).
  *
@@ -209,6 +302,8 @@ export const importX12File = (upload: X12Upload) =>
         sender_id: null,
         interchange_control_number: null,
         interchange_key: `invalid|${id}`,
+        content_key: `invalid|${id}`,
+        reused_control_number_of: null,
         claims: [],
         summary: summarize([]),
         error: read.left.message
@@ -218,16 +313,18 @@ export const importX12File = (upload: X12Upload) =>
     }
     const { interchange, parsed, kind } = read.right
     const key = interchangeKey(interchange.sender_id, interchange.control_number)
+    const contentKey = yield* runWithPauses(contentKeyPaced(interchange))
     for (;;) {
-      const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByInterchange(ws, key)))
+      const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByContent(ws, contentKey)))
       if (same !== undefined) return same
+      const reused = Option.getOrNull(yield* storage.findX12FileByInterchange(ws, key))
 
       const at = isoTime(clock.now())
       const fileId = ids.next()
       const plan = makeImportPlan(ws, at, () => ids.next())
       if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
-      else if (parsed.kind === "277CA") yield* plan277(plan, parsed)
-      else yield* plan835(plan, parsed, fileId)
+      else if (parsed.kind === "277CA") yield* plan277(ws, plan, parsed)
+      else yield* plan835(ws, plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
       const summary = summarize(outcomes)
       const file: X12FileRecord = {
@@ -236,6 +333,8 @@ export const importX12File = (upload: X12Upload) =>
         sender_id: interchange.sender_id,
         interchange_control_number: interchange.control_number,
         interchange_key: key,
+        content_key: contentKey,
+        reused_control_number_of: reused?.id ?? null,
         claims: outcomes.slice(0, FILE_OUTCOMES_SHOWN),
         summary,
         error: null
@@ -246,15 +345,22 @@ export const importX12File = (upload: X12Upload) =>
       const result = yield* commit<"stale" | "duplicate">({
         operation: "importX12File",
         steps: [
-          insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }),
+          insert("x12_files", file, { unique: "content", refuse: () => "duplicate" as const }),
           insert("x12_file_bodies", bytes(fileId)),
           ...plan.steps,
           ...outcomeRows
         ]
       })
       if (result._tag === "Written") {
-        return { id: fileId, kind, duplicate: false, claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN), summary } satisfies InboundResult
+        return {
+          id: fileId,
+          kind,
+          duplicate: false,
+          reused_control_number: file.reused_control_number_of !== null,
+          claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN),
+          summary
+        } satisfies InboundResult
       }
-      // "stale": a claim moved meanwhile; "duplicate": the same interchange was imported meanwhile (found on the next turn).
+      // "stale": a claim moved meanwhile; "duplicate": the same file was imported meanwhile (found on the next turn).
     }
   })

@@ -136,7 +136,7 @@ describe("999, 277CA and 835 in", () => {
     expect(notes).toEqual([expect.stringContaining("Billing provider NPI not on file"), expect.stringContaining("Member id does not match the patient")])
   })
 
-  test("835: paid, denied, a refused reversal as conflict, remittances on the normalized claim and eras on the compat read", async () => {
+  test("835: paid (a deductible-only claim too), a refused reversal as conflict, remittances on the normalized claim and eras on the compat read", async () => {
     // Read (and so rendered) before the file: a remittance that moves nothing must still show after it.
     const conflictCompat = `/api/encounters/compat-version/${created.PCN0007!.encounter}`
     expect((await call("GET", conflictCompat)).body.claims[0].eras).toEqual([])
@@ -160,7 +160,7 @@ describe("999, 277CA and 835 in", () => {
     const compat = (await call("GET", `/api/encounters/compat-version/${created.PCN0001!.encounter}`)).body
     expect(compat.claims[0].eras).toEqual([{ era_id: read.remittances[0].id, check_number: "EFT20261130001", check_date: "2026-11-30" }])
     expect((await call("GET", conflictCompat)).body.claims[0].eras.length).toBe(1)
-    expect((await call("GET", `/api/encounters/${created.PCN0010!.encounter}`)).body.latest_claim.status).toBe("denied")
+    expect((await call("GET", `/api/encounters/${created.PCN0010!.encounter}`)).body.latest_claim.status).toBe("paid")
 
     const reversal = await call("POST", "/api/x12/inbound", x12(x12File("835-reversal.x12")))
     expect(reversal.body.claims.map((c: { status: string }) => c.status)).toEqual(["era_requires_review", "paid"])
