@@ -91,7 +91,7 @@ export const OutcomeSummary = Schema.Struct({
 }).annotations({ identifier: "X12OutcomeSummary", description: "How many claim outcomes the file had, in all and of each kind" })
 export type OutcomeSummary = typeof OutcomeSummary.Type
 
-export const summarize = (outcomes: ReadonlyArray<InboundClaimOutcome>): OutcomeSummary => {
+export const summarize = (outcomes: ReadonlyArray<Pick<InboundClaimOutcome, "outcome">>): OutcomeSummary => {
   const counts = { status_changed: 0, unchanged: 0, unmatched: 0, conflict: 0 }
   for (const o of outcomes) counts[o.outcome]++
   return { total: outcomes.length, ...counts }
