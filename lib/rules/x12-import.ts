@@ -14,22 +14,12 @@ import {
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
-import type { Ack277CA } from "../x12/read/ack-277ca.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
-import type { Remittance835 } from "../x12/read/remit-835.js"
-import { matchRemittance } from "../x12/remittance-match.js"
-import { batchOfReference, type SentClaim, sentClaimsOf } from "../x12/read/sent-837p.js"
-import {
-  actionsFrom999,
-  type StatusAction,
-  statusFrom277Batch,
-  statusFrom277Claim,
-  statusFrom835Claim,
-  withBatchStatus
-} from "../x12/status-mapping.js"
-import type { EncounterCreate } from "../domain/encounter-input.js"
+import { actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
 import { contentKeyPaced } from "./x12-content-key.js"
+import { plan277 } from "./x12-import-277.js"
+import { plan835 } from "./x12-import-835.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
@@ -41,9 +31,6 @@ export interface X12Upload {
   readonly content_type: string
   readonly key_id?: string | null
 }
-
-/** Encounters read per query when an 835's CLPs are checked against their claims' payloads. */
-const PAYLOAD_CHUNK = 500
 
 /** How a 999's AK202 matches a set's ST02: as text, or as numbers (`0001` is set 1). */
 const setKey = (control: string) => {
@@ -100,136 +87,6 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
       else plan.apply(t, notedAction(d.action, d.count))
     }
     for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
-  })
-
-/**
- * The claims a 277CA's batch-level (2200B) and provider-level (2200C) rejections cover, by PCN:
- * every claim of the transaction set whose BHT03 the 2200B's TRN02 echoes, or of the billing
- * provider in it, read back from the batch as sent. A rejection naming no batch of ours is listed
- * as unmatched.
- */
-const batchRejections = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
-  Effect.gen(function* () {
-    const storage = yield* Storage
-    const covered = new Map<string, StatusAction>()
-    const batches = new Map<number, X12BatchRecord | null>()
-    const sets = new Map<string, ReadonlyArray<SentClaim> | null>()
-    let i = 0
-    for (const b of ack.batch_statuses) {
-      if (++i % PACE === 0) yield* pause
-      const action = statusFrom277Batch(b)
-      if (action === undefined) continue
-      const reference = b.batch_reference
-      const group = reference === undefined ? undefined : batchOfReference(reference)
-      let batch = group === undefined ? null : batches.get(group)
-      if (batch === undefined && group !== undefined) {
-        batch = Option.getOrNull(yield* storage.findX12BatchByGroup(ws, group))
-        batches.set(group, batch)
-      }
-      let sent = reference === undefined ? null : sets.get(reference)
-      if (sent === undefined && batch !== null && batch !== undefined && reference !== undefined) {
-        sent = sentClaimsOf(new TextDecoder().decode(batch.file), reference) ?? null
-        sets.set(reference, sent)
-      }
-      if (sent === null || sent === undefined) {
-        plan.unmatched(null, `no 837P transaction set with BHT03 ${reference ?? "(2200B without TRN02)"}: ${action.note}`, action.detail ?? null)
-        continue
-      }
-      const claims = b.level === "billing_provider" ? sent.filter((c) => c.billing_provider_npi === b.identifier) : sent
-      if (claims.length === 0) plan.unmatched(null, `no claim of billing provider ${b.identifier ?? "(no NPI)"} in transaction set ${reference}: ${action.note}`, action.detail ?? null)
-      for (const c of claims) covered.set(c.patient_control_number, action)
-    }
-    return covered
-  })
-
-/**
- * A 277CA decides per claim (2200D): a claim named again is decided by its last loop. A rejection
- * of a whole batch or billing provider rejects every claim it covers (`batchRejections`).
- */
-const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
-  Effect.gen(function* () {
-    const claims = lastOf(ack.claims, (c) => c.patient_control_number)
-    const covered = yield* batchRejections(ws, plan, ack)
-    // The payer's control number as the last loop that gives one says.
-    const payerControl = new Map<string, string>()
-    for (const c of ack.claims) if (c.payer_claim_control_number !== undefined) payerControl.set(c.patient_control_number, c.payer_claim_control_number)
-    const pcns = [...claims.keys(), ...[...covered.keys()].filter((pcn) => !claims.has(pcn))]
-    yield* plan.lookUp("patient_control_number", pcns)
-    let i = 0
-    for (const pcn of pcns) {
-      if (++i % PACE === 0) yield* pause
-      const own = claims.get(pcn)
-      const count = own?.count ?? 1
-      const t = yield* plan.byPcn(pcn)
-      if (t === undefined) {
-        plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
-        continue
-      }
-      plan.payerControlNumber(t, payerControl.get(pcn))
-      const action = withBatchStatus(own === undefined ? undefined : statusFrom277Claim(own.entry), covered.get(pcn))
-      if (action !== undefined) plan.apply(t, notedAction(action, count))
-    }
-  })
-
-/**
- * An 835 decides per CLP: each is a remittance of its claim, judged against the status the
- * claim's previous CLP left (a reversal, then its correction). A claim has at most
- * `MAX_CLAIM_PAYMENTS_PER_FILE` of them (x12-import-read.ts), so at most that many outcomes.
- */
-const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835, fileId: string) =>
-  Effect.gen(function* () {
-    const storage = yield* Storage
-    const pcns = [...new Set(remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))]
-    yield* plan.lookUp("patient_control_number", pcns)
-    // The payloads of the claims paid, to check each CLP against the claim as billed.
-    const encounterIds: Array<string> = []
-    for (const pcn of pcns) {
-      const t = yield* plan.byPcn(pcn)
-      if (t !== undefined) encounterIds.push(t.encounterId)
-    }
-    const payloads = new Map<string, EncounterCreate>()
-    for (let k = 0; k < encounterIds.length; k += PAYLOAD_CHUNK) {
-      for (const e of yield* storage.findEncounters(ws, encounterIds.slice(k, k + PAYLOAD_CHUNK))) payloads.set(e.id, e.payload)
-    }
-    let i = 0
-    for (const payment of remit.payments) {
-      for (const c of payment.claims) {
-        if (++i % PACE === 0) yield* pause
-        const t = yield* plan.byPcn(c.patient_control_number)
-        if (t === undefined) {
-          plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)
-          continue
-        }
-        plan.payerControlNumber(t, c.payer_claim_control_number)
-        const payload = payloads.get(t.encounterId)
-        const match = payload === undefined ? { matched: [], discrepancies: [] } : matchRemittance(c, payload)
-        plan.remittance(t, {
-          file_id: fileId,
-          check_number: payment.trace_number,
-          payment_date: payment.payment_date,
-          payer_claim_control_number: c.payer_claim_control_number ?? null,
-          charge_amount_cents: c.charge_cents,
-          paid_amount_cents: c.paid_cents,
-          patient_responsibility_cents: c.patient_responsibility_cents ?? null,
-          adjustments: c.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents })),
-          service_lines: c.service_lines.map((l, n) => {
-            const matched = match.matched[n]
-            return {
-              procedure_code: l.procedure_code,
-              ...(l.modifiers.length === 0 ? {} : { modifiers: l.modifiers }),
-              ...(l.line_control_number === undefined ? {} : { line_control_number: l.line_control_number }),
-              ...(l.service_date === undefined ? {} : { service_date: l.service_date }),
-              ...(matched === undefined ? {} : { matched_line: matched }),
-              charge_amount_cents: l.charge_cents,
-              paid_amount_cents: l.paid_cents,
-              adjustments: l.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents }))
-            }
-          }),
-          discrepancies: match.discrepancies
-        })
-        plan.apply(t, statusFrom835Claim(c))
-      }
-    }
   })
 
 /** The sender and ISA13 of a file's (first) interchange: the same in another file with other content means a reused control number. */
