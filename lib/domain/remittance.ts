@@ -15,10 +15,34 @@ export const RemittanceAdjustment = Schema.Struct({
 
 export const RemittanceServiceLine = Schema.Struct({
   procedure_code: Schema.String,
+  /** SVC01-3..: the modifiers the payer kept (often fewer than were billed). */
+  modifiers: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  /** REF*6R: the line item control number we sent (the payload line's `external_id`). */
+  line_control_number: Schema.optionalWith(Schema.String, { exact: true }),
+  /** DTM*472: the line's date of service, YYYY-MM-DD. */
+  service_date: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The billed line (0-based, in the payload's `service_lines`) this one was matched to, if any. */
+  matched_line: Schema.optionalWith(Schema.Number, { exact: true }),
   charge_amount_cents: Schema.Number,
   paid_amount_cents: Schema.Number,
   adjustments: Schema.Array(RemittanceAdjustment)
 }).annotations({ identifier: "RemittanceServiceLine" })
+
+export const RemittanceDiscrepancyCodes = ["charge_differs", "line_procedure_differs", "line_unmatched"] as const
+
+/**
+ * What in a remittance does not agree with the claim as billed, flagged rather than silently taken:
+ * `charge_differs` (CLP03 is not the billed total), `line_procedure_differs` (a line matched by its
+ * control number, or by code and date, names another procedure or other modifiers),
+ * `line_unmatched` (a line that matches no billed line).
+ */
+export const RemittanceDiscrepancy = Schema.Struct({
+  code: Schema.Literal(...RemittanceDiscrepancyCodes),
+  /** The remittance's line (0-based in `service_lines`), for a line's discrepancy. */
+  line: Schema.NullOr(Schema.Number),
+  detail: Schema.String
+}).annotations({ identifier: "RemittanceDiscrepancy" })
+export type RemittanceDiscrepancy = typeof RemittanceDiscrepancy.Type
 
 const remittanceFields = {
   id: Schema.String,
@@ -35,7 +59,8 @@ const remittanceFields = {
   paid_amount_cents: Schema.Number,
   patient_responsibility_cents: Schema.NullOr(Schema.Number),
   adjustments: Schema.Array(RemittanceAdjustment),
-  service_lines: Schema.Array(RemittanceServiceLine)
+  service_lines: Schema.Array(RemittanceServiceLine),
+  discrepancies: Schema.Array(RemittanceDiscrepancy)
 }
 
 /** A remittance as the normalized claim shows it. */
@@ -61,7 +86,8 @@ export const toRemittance = (r: RemittanceRecord): Remittance => ({
   paid_amount_cents: r.paid_amount_cents,
   patient_responsibility_cents: r.patient_responsibility_cents,
   adjustments: r.adjustments,
-  service_lines: r.service_lines
+  service_lines: r.service_lines,
+  discrepancies: r.discrepancies
 })
 
 /**

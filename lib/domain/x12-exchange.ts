@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { ClearinghouseSettings } from "./clearinghouse.js"
 import { WorkspaceId } from "./ids.js"
+import { X12ResponseDetail } from "./x12-response.js"
 
 /**
  * The stored records of the clearinghouse exchange: a workspace's settings (with the counter its
@@ -74,7 +75,9 @@ export const InboundClaimOutcome = Schema.Struct({
   previous_status: Schema.NullOr(Schema.String),
   /** The status after the file (the current one for a conflict). */
   status: Schema.NullOr(Schema.String),
-  detail: Schema.String
+  detail: Schema.String,
+  /** The codes behind `detail` (999 IK3/IK4, 277CA STC); null for an 835 or an unmatched entry. */
+  response: Schema.NullOr(X12ResponseDetail)
 }).annotations({ identifier: "InboundClaimOutcome" })
 export type InboundClaimOutcome = typeof InboundClaimOutcome.Type
 
@@ -88,7 +91,7 @@ export const OutcomeSummary = Schema.Struct({
 }).annotations({ identifier: "X12OutcomeSummary", description: "How many claim outcomes the file had, in all and of each kind" })
 export type OutcomeSummary = typeof OutcomeSummary.Type
 
-export const summarize = (outcomes: ReadonlyArray<InboundClaimOutcome>): OutcomeSummary => {
+export const summarize = (outcomes: ReadonlyArray<Pick<InboundClaimOutcome, "outcome">>): OutcomeSummary => {
   const counts = { status_changed: 0, unchanged: 0, unmatched: 0, conflict: 0 }
   for (const o of outcomes) counts[o.outcome]++
   return { total: outcomes.length, ...counts }
@@ -113,8 +116,15 @@ const x12FileFields = {
   sender_id: Schema.NullOr(Schema.String),
   /** ISA13 (null for an invalid file). */
   interchange_control_number: Schema.NullOr(Schema.String),
-  /** What makes an interchange a duplicate: `ISA06|ISA13`; an invalid file's own id, so it never is one. */
+  /** `ISA06|ISA13` of the first envelope (`invalid|<id>` for an invalid file); not unique: control numbers get reused. */
   interchange_key: Schema.String,
+  /**
+   * What makes a file a duplicate: the SHA-256 of its segments (`content:<hex>`), whatever its line
+   * breaks; an invalid file's own id, so it never is one. Unique in a workspace.
+   */
+  content_key: Schema.String,
+  /** The earlier file with the same sender and ISA13 but other content, when there is one. */
+  reused_control_number_of: Schema.NullOr(Schema.String),
   /** SHA-256 of the bytes, hex. */
   sha256: Schema.String,
   /** The bytes' length (the bytes are `X12FileBodyRecord`). */
@@ -156,7 +166,8 @@ export const toOutcome = (r: X12FileOutcomeRecord): InboundClaimOutcome => ({
   outcome: r.outcome,
   previous_status: r.previous_status,
   status: r.status,
-  detail: r.detail
+  detail: r.detail,
+  response: r.response
 })
 
 /** An inbound file as the API lists it. */
@@ -172,7 +183,11 @@ export const X12File = Schema.Struct({
     description: `The file's first ${FILE_OUTCOMES_SHOWN} claim outcomes (all of them when summary.total is at most ${FILE_OUTCOMES_SHOWN}); every one is at /api/x12/files/{id}/outcomes`
   }),
   summary: OutcomeSummary,
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  reused_control_number: Schema.Boolean.annotations({
+    description: "Whether an earlier file of this workspace came with the same sender and ISA13 but other content (a control number the sender reused)"
+  }),
+  reused_control_number_of: Schema.NullOr(Schema.String).annotations({ description: "That earlier file's id" })
 }).annotations({ identifier: "X12File" })
 export type X12File = typeof X12File.Type
 
@@ -186,7 +201,9 @@ export const toX12File = (f: X12FileRecord): X12File => ({
   size: f.size,
   claims: f.claims,
   summary: f.summary,
-  error: f.error
+  error: f.error,
+  reused_control_number: f.reused_control_number_of !== null,
+  reused_control_number_of: f.reused_control_number_of
 })
 
 /** The answer of an import: the file's id (the earlier one's for a duplicate) and what it did. */
@@ -194,6 +211,8 @@ export const InboundResult = Schema.Struct({
   id: Schema.String,
   kind: InboundKind,
   duplicate: Schema.Boolean,
+  /** The file was imported, though an earlier one had its sender and ISA13 (see `X12File`). */
+  reused_control_number: Schema.Boolean,
   claims: Schema.Array(InboundClaimOutcome).annotations({
     description: `What the file did to each claim it names, in file order: the first ${IMPORT_OUTCOMES_SHOWN} (all of them when summary.total is at most ${IMPORT_OUTCOMES_SHOWN}); every one is at /api/x12/files/{id}/outcomes`
   }),

@@ -157,10 +157,14 @@ export interface StorageShape {
   readonly findClearinghouseSettings: (ws: WorkspaceId) => Effect.Effect<Option.Option<ClearinghouseSettingsRecord>, StorageError>
   /** The batch sent with this GS06 (what a 999's AK102 names). */
   readonly findX12BatchByGroup: (ws: WorkspaceId, group: number) => Effect.Effect<Option.Option<X12BatchRecord>, StorageError>
-  /** The file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`). */
+  /** The first file imported with this interchange key (`ISA06|ISA13`, see `interchangeKey`); several may have it. */
   readonly findX12FileByInterchange: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
   /** The imported (not invalid) file with these bytes. */
   readonly findX12FileBySha: (ws: WorkspaceId, sha256: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  /** The file with this content key (`X12FileRecord.content_key`, unique in a workspace). */
+  readonly findX12FileByContent: (ws: WorkspaceId, key: string) => Effect.Effect<Option.Option<X12FileRecord>, StorageError>
+  /** The workspace's encounters with these ids (at most 1000), in no set order; ids naming none are left out. */
+  readonly findEncounters: (ws: WorkspaceId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<EncounterRecord>, StorageError>
   /** A file's claim outcomes in file order (by position). */
   readonly listX12FileOutcomes: (
     ws: WorkspaceId,

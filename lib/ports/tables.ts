@@ -66,21 +66,21 @@ export const Tables = {
       group: ["workspace_id", "group_control_number"]
     }
   }),
-  // The same bytes carry the same ISA, so (sender, ISA13) also keeps identical files out.
+  // A file with the same content as an earlier one is a duplicate; the same sender and ISA13 is not.
   x12_files: table({
     name: "x12_files",
     record: X12FileRecord,
     json: ["claims", "summary"],
     generated: [],
-    unique: { interchange: ["workspace_id", "interchange_key"] }
+    unique: { content: ["workspace_id", "content_key"] }
   }),
   // A file's bytes apart from its row: no read of files reads them.
   x12_file_bodies: table({ name: "x12_file_bodies", record: X12FileBodyRecord, json: [], generated: [], unique: {} }),
-  x12_file_outcomes: table({ name: "x12_file_outcomes", record: X12FileOutcomeRecord, json: [], generated: [], unique: {} }),
+  x12_file_outcomes: table({ name: "x12_file_outcomes", record: X12FileOutcomeRecord, json: ["response"], generated: [], unique: {} }),
   remittances: table({
     name: "remittances",
     record: RemittanceRecord,
-    json: ["adjustments", "service_lines"],
+    json: ["adjustments", "service_lines", "discrepancies"],
     generated: [],
     unique: {}
   }),

@@ -114,7 +114,8 @@ export const boundUnmatched = (outcomes: ReadonlyArray<InboundClaimOutcome>): Re
     outcome: "unmatched",
     previous_status: null,
     status: null,
-    detail: `${rest.length} more entries name no claim of this workspace (from ${named(first)} to ${named(last)}); the file is kept as received`
+    detail: `${rest.length} more entries name no claim of this workspace (from ${named(first)} to ${named(last)}); the file is kept as received`,
+    response: null
   })
   return kept
 }

@@ -5,6 +5,7 @@ import type { StorageError } from "../domain/errors.js"
 import { type ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
+import type { X12ResponseDetail } from "../domain/x12-response.js"
 import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/storage.js"
 import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
@@ -90,29 +91,31 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
   // Outcome details quote the file (a 277CA status's free text): kept as long as event notes.
   const record = (outcome: InboundClaimOutcome) => outcomes.push({ ...outcome, detail: outcome.detail.slice(0, NOTE_MAX_LENGTH) })
 
-  const unmatched = (pcn: string | null, detail: string) =>
-    record({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail })
+  const unmatched = (pcn: string | null, detail: string, response: X12ResponseDetail | null = null) =>
+    record({ patient_control_number: pcn, claim_id: null, outcome: "unmatched", previous_status: null, status: null, detail, response })
 
-  const unchanged = (t: Tracked, detail: string) =>
+  const unchanged = (t: Tracked, detail: string, response: X12ResponseDetail | null) =>
     record({
       patient_control_number: t.claim.patient_control_number,
       claim_id: t.claim.id,
       outcome: "unchanged",
       previous_status: t.claim.status,
       status: t.claim.status,
-      detail
+      detail,
+      response
     })
 
   /** Applies a status decision: a move the table allows, an acknowledgment, or nothing. */
   const apply = (t: Tracked, action: StatusAction) => {
     const from = t.claim.status
+    const response = action.detail ?? null
     if (action.kind === "ack") {
       if (action.processing_started && t.claim.processing_started_at === null) setClaim(t, { processing_started_at: at })
-      return unchanged(t, action.note)
+      return unchanged(t, action.note, response)
     }
-    if (action.kind === "none") return unchanged(t, action.note)
+    if (action.kind === "none") return unchanged(t, action.note, response)
     const to = action.to
-    if (from === to) return unchanged(t, `already ${to}: ${action.note}`)
+    if (from === to) return unchanged(t, `already ${to}: ${action.note}`, response)
     if (!canTransition(from, to)) {
       return record({
         patient_control_number: t.claim.patient_control_number,
@@ -120,7 +123,8 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
         outcome: "conflict",
         previous_status: from,
         status: from,
-        detail: `asked for ${to}, which the transition table does not allow from ${from}: ${action.note}`
+        detail: `asked for ${to}, which the transition table does not allow from ${from}: ${action.note}`,
+        response
       })
     }
     const note = action.note.slice(0, NOTE_MAX_LENGTH)
@@ -141,7 +145,8 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
       outcome: "status_changed",
       previous_status: from,
       status: to,
-      detail: action.note
+      detail: action.note,
+      response
     })
   }
 

@@ -14,11 +14,12 @@ import {
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
-import type { Ack277CA } from "../x12/read/ack-277ca.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
-import type { Remittance835 } from "../x12/read/remit-835.js"
-import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import { actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
+import { contentKeyPaced } from "./x12-content-key.js"
+import { plan277 } from "./x12-import-277.js"
+import { plan835 } from "./x12-import-835.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
@@ -88,71 +89,11 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
     for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
   })
 
-/** A 277CA decides per claim (2200D): a claim named again is decided by its last loop. */
-const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
-  Effect.gen(function* () {
-    const claims = lastOf(ack.claims, (c) => c.patient_control_number)
-    // The payer's control number as the last loop that gives one says.
-    const payerControl = new Map<string, string>()
-    for (const c of ack.claims) if (c.payer_claim_control_number !== undefined) payerControl.set(c.patient_control_number, c.payer_claim_control_number)
-    yield* plan.lookUp("patient_control_number", claims.keys())
-    let i = 0
-    for (const [pcn, { entry, count }] of claims) {
-      if (++i % PACE === 0) yield* pause
-      const t = yield* plan.byPcn(pcn)
-      if (t === undefined) {
-        plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
-        continue
-      }
-      plan.payerControlNumber(t, payerControl.get(pcn))
-      plan.apply(t, notedAction(statusFrom277Claim(entry), count))
-    }
-  })
-
-/**
- * An 835 decides per CLP: each is a remittance of its claim, judged against the status the
- * claim's previous CLP left (a reversal, then its correction). A claim has at most
- * `MAX_CLAIM_PAYMENTS_PER_FILE` of them (x12-import-read.ts), so at most that many outcomes.
- */
-const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
-  Effect.gen(function* () {
-    yield* plan.lookUp("patient_control_number", remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))
-    let i = 0
-    for (const payment of remit.payments) {
-      for (const c of payment.claims) {
-        if (++i % PACE === 0) yield* pause
-        const t = yield* plan.byPcn(c.patient_control_number)
-        if (t === undefined) {
-          plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)
-          continue
-        }
-        plan.payerControlNumber(t, c.payer_claim_control_number)
-        plan.remittance(t, {
-          file_id: fileId,
-          check_number: payment.trace_number,
-          payment_date: payment.payment_date,
-          payer_claim_control_number: c.payer_claim_control_number ?? null,
-          charge_amount_cents: c.charge_cents,
-          paid_amount_cents: c.paid_cents,
-          patient_responsibility_cents: c.patient_responsibility_cents ?? null,
-          adjustments: c.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents })),
-          service_lines: c.service_lines.map((l) => ({
-            procedure_code: l.procedure_code,
-            charge_amount_cents: l.charge_cents,
-            paid_amount_cents: l.paid_cents,
-            adjustments: l.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents }))
-          }))
-        })
-        plan.apply(t, statusFrom835Claim(c))
-      }
-    }
-  })
-
-/** What makes two uploads one interchange: the sender and its ISA13. */
+/** The sender and ISA13 of a file's (first) interchange: the same in another file with other content means a reused control number. */
 export const interchangeKey = (sender: string, control: string): string => `${sender}|${control}`
 
 /**
- * An earlier import of the same interchange, answered again as it was answered (invalid files are
+ * An earlier import of the same file, answered again as it was answered (invalid files are
  * never matched): its first outcomes, from the file's record while it has them all.
  */
 const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
@@ -164,7 +105,14 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
       f.summary.total <= f.claims.length
         ? f.claims
         : (yield* (yield* Storage).listX12FileOutcomes(ws, f.id, { limit: IMPORT_OUTCOMES_SHOWN })).slice(0, IMPORT_OUTCOMES_SHOWN).map(toOutcome)
-    return { id: f.id, kind: f.kind, duplicate: true, claims, summary: f.summary } satisfies InboundResult
+    return {
+      id: f.id,
+      kind: f.kind,
+      duplicate: true,
+      reused_control_number: f.reused_control_number_of !== null,
+      claims,
+      summary: f.summary
+    } satisfies InboundResult
   })
 
 /**
@@ -172,8 +120,10 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
  * with what it did) and its effects applied: status moves along the transition table, each with
  * its StatusUpdated event; acknowledgments; the payer's claim control numbers; remittances. A
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
- * `unmatched`. The same interchange again (same sender and ISA13, or the same bytes) answers the
- * first import as a duplicate and applies nothing. A malformed file is stored as `invalid` with its
+ * `unmatched`. The same file again (the same bytes, or the same segments with other line breaks:
+ * `contentKeyPaced`) answers the first import as a duplicate and applies nothing; a file with the
+ * sender and ISA13 of an earlier one but other content (clearinghouses reuse control numbers) is
+ * imported, and flagged `reused_control_number`. A malformed file is stored as `invalid` with its
  * error, applies nothing, and fails with `X12ReadError` (the segment and its 1-based position); so
  * is a file beyond what one file may do (x12-import-read.ts).
  *
@@ -209,6 +159,8 @@ export const importX12File = (upload: X12Upload) =>
         sender_id: null,
         interchange_control_number: null,
         interchange_key: `invalid|${id}`,
+        content_key: `invalid|${id}`,
+        reused_control_number_of: null,
         claims: [],
         summary: summarize([]),
         error: read.left.message
@@ -218,16 +170,18 @@ export const importX12File = (upload: X12Upload) =>
     }
     const { interchange, parsed, kind } = read.right
     const key = interchangeKey(interchange.sender_id, interchange.control_number)
+    const contentKey = yield* runWithPauses(contentKeyPaced(interchange))
     for (;;) {
-      const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByInterchange(ws, key)))
+      const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByContent(ws, contentKey)))
       if (same !== undefined) return same
+      const reused = Option.getOrNull(yield* storage.findX12FileByInterchange(ws, key))
 
       const at = isoTime(clock.now())
       const fileId = ids.next()
       const plan = makeImportPlan(ws, at, () => ids.next())
       if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
-      else if (parsed.kind === "277CA") yield* plan277(plan, parsed)
-      else yield* plan835(plan, parsed, fileId)
+      else if (parsed.kind === "277CA") yield* plan277(ws, plan, parsed)
+      else yield* plan835(ws, plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
       const summary = summarize(outcomes)
       const file: X12FileRecord = {
@@ -236,6 +190,8 @@ export const importX12File = (upload: X12Upload) =>
         sender_id: interchange.sender_id,
         interchange_control_number: interchange.control_number,
         interchange_key: key,
+        content_key: contentKey,
+        reused_control_number_of: reused?.id ?? null,
         claims: outcomes.slice(0, FILE_OUTCOMES_SHOWN),
         summary,
         error: null
@@ -246,15 +202,22 @@ export const importX12File = (upload: X12Upload) =>
       const result = yield* commit<"stale" | "duplicate">({
         operation: "importX12File",
         steps: [
-          insert("x12_files", file, { unique: "interchange", refuse: () => "duplicate" as const }),
+          insert("x12_files", file, { unique: "content", refuse: () => "duplicate" as const }),
           insert("x12_file_bodies", bytes(fileId)),
           ...plan.steps,
           ...outcomeRows
         ]
       })
       if (result._tag === "Written") {
-        return { id: fileId, kind, duplicate: false, claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN), summary } satisfies InboundResult
+        return {
+          id: fileId,
+          kind,
+          duplicate: false,
+          reused_control_number: file.reused_control_number_of !== null,
+          claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN),
+          summary
+        } satisfies InboundResult
       }
-      // "stale": a claim moved meanwhile; "duplicate": the same interchange was imported meanwhile (found on the next turn).
+      // "stale": a claim moved meanwhile; "duplicate": the same file was imported meanwhile (found on the next turn).
     }
   })

@@ -1,7 +1,8 @@
 import type { ClaimStatus } from "../domain/claim-status.js"
-import type { Ack999, SetAck999 } from "./read/ack-999.js"
-import type { Claim277, Status277, StatusCode277 } from "./read/ack-277ca.js"
-import type { Claim835 } from "./read/remit-835.js"
+import type { X12ResponseDetail, X12StatusDetail } from "../domain/x12-response.js"
+import type { Ack999, SegmentError999, SetAck999 } from "./read/ack-999.js"
+import type { BatchStatus277, Claim277, Line277, Status277, StatusCode277 } from "./read/ack-277ca.js"
+import type { Adjustment835, Claim835 } from "./read/remit-835.js"
 import { formatCents } from "./values.js"
 
 /**
@@ -10,10 +11,12 @@ import { formatCents } from "./values.js"
  */
 export type StatusAction =
   /** Acknowledged; `processing_started` sets the claim's processing_started_at (277CA A2). */
-  | { readonly kind: "ack"; readonly processing_started: boolean; readonly note: string }
-  | { readonly kind: "move"; readonly to: ClaimStatus; readonly note: string }
+  | { readonly kind: "ack"; readonly processing_started: boolean; readonly note: string; readonly detail?: X12ResponseDetail }
+  | { readonly kind: "move"; readonly to: ClaimStatus; readonly note: string; readonly detail?: X12ResponseDetail }
   /** Informational only (pending, forwarded, not our claim…): recorded, status unchanged. */
-  | { readonly kind: "none"; readonly note: string }
+  | { readonly kind: "none"; readonly note: string; readonly detail?: X12ResponseDetail }
+
+const noDetail: X12ResponseDetail = { set_error_codes: [], segment_errors: [], statuses: [] }
 
 // ---- 277CA --------------------------------------------------------------------------------
 
@@ -29,7 +32,24 @@ export const ACK_CATEGORIES_277: Readonly<Record<string, boolean>> = {
 export const REJECT_CATEGORIES_277: ReadonlyArray<string> = ["A3", "A4", "A6", "A7", "A8"]
 
 const codeText = (c: StatusCode277) => [c.category, c.status, c.entity].filter((x) => x !== undefined && x !== "").join(":")
-const statusText = (s: Status277) => [`277CA ${s.codes.map(codeText).join(", ")}`, s.text].filter((x) => x !== undefined).join(" ")
+const statusText = (s: Status277) =>
+  [`277CA ${s.codes.map(codeText).join(", ")}`, s.text, s.missing.length === 0 ? undefined : `(${s.missing.join(", ")} missing)`]
+    .filter((x) => x !== undefined)
+    .join(" ")
+const lineName = (l: Line277) => `line ${[l.procedure_code, ...l.modifiers].join(":")}${l.line_control_number === undefined ? "" : ` (${l.line_control_number})`}`
+
+/** One STC as data, at its level (`x12-response.ts`). */
+export const statusDetail = (level: X12StatusDetail["level"], s: Status277, line?: Line277): X12StatusDetail => ({
+  level,
+  procedure_code: line?.procedure_code ?? null,
+  line_control_number: line?.line_control_number ?? null,
+  codes: s.codes.map((c) => ({ category: c.category, status: c.status, entity: c.entity ?? null })),
+  date: s.date ?? null,
+  action: s.action ?? null,
+  amount_cents: s.amount_cents ?? null,
+  text: s.text ?? null,
+  missing: s.missing
+})
 
 /** One category code on its own. */
 export const statusFrom277Category = (category: string, note: string): StatusAction => {
@@ -40,28 +60,65 @@ export const statusFrom277Category = (category: string, note: string): StatusAct
 }
 
 /**
- * A claim's whole 2200D loop: any rejecting status wins; else the strongest acknowledgment
- * (A2 over A1); else nothing to do.
+ * A claim's whole 2200D loop with its lines (2220D): any rejecting status wins, a line's too (a
+ * front-end edit accepts or rejects a claim whole); else the strongest acknowledgment (A2 over
+ * A1); else nothing to do. The decision carries every status as data.
  */
-export const statusFrom277Claim = (claim: Pick<Claim277, "statuses">): StatusAction => {
-  const actions = claim.statuses.flatMap((s) => s.codes.map((c) => statusFrom277Category(c.category, statusText(s))))
-  return (
-    actions.find((a) => a.kind === "move") ??
+export const statusFrom277Claim = (claim: Pick<Claim277, "statuses"> & { readonly service_lines?: ReadonlyArray<Line277> }): StatusAction => {
+  const lines = claim.service_lines ?? []
+  const actions = [
+    ...claim.statuses.flatMap((s) => s.codes.map((c) => statusFrom277Category(c.category, statusText(s)))),
+    ...lines.flatMap((l) => l.statuses.flatMap((s) => s.codes.map((c) => statusFrom277Category(c.category, `${lineName(l)}: ${statusText(s)}`))))
+  ]
+  const detail: X12ResponseDetail = {
+    ...noDetail,
+    statuses: [...claim.statuses.map((s) => statusDetail("claim", s)), ...lines.flatMap((l) => l.statuses.map((s) => statusDetail("line", s, l)))]
+  }
+  const chosen = actions.find((a) => a.kind === "move") ??
     actions.find((a) => a.kind === "ack" && a.processing_started) ??
     actions.find((a) => a.kind === "ack") ?? { kind: "none", note: claim.statuses.map(statusText).join("; ") || "277CA without status" }
-  )
+  return { ...chosen, detail }
+}
+
+/**
+ * A status above the claims (2200B for a batch, 2200C for a billing provider): a rejecting one
+ * rejects every claim it covers; any other is about the batch and moves nothing (undefined).
+ */
+export const statusFrom277Batch = (b: BatchStatus277): StatusAction | undefined => {
+  const rejecting = b.statuses.filter((s) => s.codes.some((c) => REJECT_CATEGORIES_277.includes(c.category)))
+  if (rejecting.length === 0) return undefined
+  const where = b.level === "information_receiver"
+    ? `the whole transaction set${b.batch_reference === undefined ? "" : ` ${b.batch_reference}`}`
+    : `billing provider ${b.identifier ?? b.provider_reference ?? "(unnamed)"}`
+  return {
+    kind: "move",
+    to: "rejected",
+    note: `${where} rejected: ${rejecting.map(statusText).join("; ")}`,
+    detail: { ...noDetail, statuses: b.statuses.map((s) => statusDetail(b.level === "information_receiver" ? "batch" : "billing_provider", s)) }
+  }
 }
 
 // ---- 835 ----------------------------------------------------------------------------------
 
-/** CLP02 codes of a processed claim: paid when money came, denied when none did. */
+/** CLP02 codes of a processed claim (primary, secondary, tertiary; and processed and forwarded). */
 export const PROCESSED_CLP02: ReadonlyArray<string> = ["1", "2", "3", "19", "20", "21"]
 export const DENIED_CLP02 = "4"
 export const REVERSAL_CLP02 = "22"
+/** CAS01 groups that deny money: contractual (CO), other (OA), payer initiated (PI). */
+export const DENYING_GROUPS: ReadonlyArray<string> = ["CO", "OA", "PI"]
 
-export const statusFrom835Claim = (
-  claim: Pick<Claim835, "status_code" | "paid_cents" | "charge_cents" | "patient_responsibility_cents">
-): StatusAction => {
+type Claim835Money = Pick<Claim835, "status_code" | "paid_cents" | "charge_cents" | "patient_responsibility_cents"> & {
+  readonly adjustments?: ReadonlyArray<Pick<Adjustment835, "group" | "amount_cents">>
+  readonly service_lines?: ReadonlyArray<{ readonly adjustments: ReadonlyArray<Pick<Adjustment835, "group" | "amount_cents">> }>
+}
+
+/**
+ * A CLP's status. Processed with money: `paid`. Processed with nothing paid: `paid` when the
+ * patient owes it all (every adjustment in group PR: a deductible, a coinsurance); `denied` when a
+ * CO, OA or PI adjustment took it; `era_requires_review` when no adjustment says why. CLP02 4 is
+ * `denied`, a reversal (22) or a negative payment `era_requires_review`; other codes change nothing.
+ */
+export const statusFrom835Claim = (claim: Claim835Money): StatusAction => {
   const note = `835 CLP02 ${claim.status_code}: paid ${formatCents(claim.paid_cents)} of ${formatCents(claim.charge_cents)}` +
     (claim.patient_responsibility_cents === undefined ? "" : `, patient responsibility ${formatCents(claim.patient_responsibility_cents)}`)
   if (claim.status_code === REVERSAL_CLP02) return { kind: "move", to: "era_requires_review", note }
@@ -70,19 +127,40 @@ export const statusFrom835Claim = (
     if (claim.paid_cents > 0) return { kind: "move", to: "paid", note }
     // A negative payment outside a reversal is a correction someone has to look at.
     if (claim.paid_cents < 0) return { kind: "move", to: "era_requires_review", note }
-    return { kind: "move", to: "denied", note }
+    const adjustments = [...(claim.adjustments ?? []), ...(claim.service_lines ?? []).flatMap((l) => l.adjustments)].filter((a) => a.amount_cents !== 0)
+    if (adjustments.some((a) => DENYING_GROUPS.includes(a.group))) return { kind: "move", to: "denied", note }
+    if (adjustments.length > 0 && adjustments.every((a) => a.group === "PR")) {
+      return { kind: "move", to: "paid", note: `${note} (nothing paid: the patient's responsibility)` }
+    }
+    return { kind: "move", to: "era_requires_review", note: `${note} (nothing paid, no adjustment says why)` }
   }
   return { kind: "none", note }
 }
 
 // ---- 999 ----------------------------------------------------------------------------------
 
-/** A transaction set the 999 rejected bounces every claim it held; an accepted one is acknowledged. */
-export const statusFrom999Set = (set: Pick<SetAck999, "accepted" | "code" | "control_number" | "error_codes">): StatusAction => {
+const segmentErrorText = (e: SegmentError999) =>
+  `${e.segment_id} at ${e.position}${e.loop === "" ? "" : ` (loop ${e.loop})`} error ${e.code}` +
+  e.elements.map((el) => `; element ${el.position} error ${el.code}${el.bad_value === "" ? "" : ` '${el.bad_value}'`}`).join("")
+
+/**
+ * A transaction set the 999 rejected bounces every claim it held; an accepted one is acknowledged.
+ * The note quotes the IK3/IK4 errors; the decision carries them as data.
+ */
+export const statusFrom999Set = (
+  set: Pick<SetAck999, "accepted" | "code" | "control_number" | "error_codes"> & { readonly segment_errors?: ReadonlyArray<SegmentError999> }
+): StatusAction => {
   const codes = set.error_codes.length === 0 ? "" : ` (${set.error_codes.join(", ")})`
+  const segmentErrors = set.segment_errors ?? []
+  const errors = segmentErrors.length === 0 ? "" : `: ${segmentErrors.map(segmentErrorText).join("; ")}`
+  const detail: X12ResponseDetail = {
+    set_error_codes: set.error_codes,
+    segment_errors: segmentErrors.map((e) => ({ ...e, elements: e.elements.map((el) => ({ ...el })) })),
+    statuses: []
+  }
   return set.accepted
-    ? { kind: "ack", processing_started: false, note: `999 ${set.code}: transaction set ${set.control_number} accepted` }
-    : { kind: "move", to: "submission_bounced", note: `999 ${set.code}: transaction set ${set.control_number} rejected${codes}` }
+    ? { kind: "ack", processing_started: false, note: `999 ${set.code}: transaction set ${set.control_number} accepted${errors}`, detail }
+    : { kind: "move", to: "submission_bounced", note: `999 ${set.code}: transaction set ${set.control_number} rejected${codes}${errors}`, detail }
 }
 
 export interface Action999 {
@@ -112,3 +190,17 @@ export const actionsFrom999 = (ack: Ack999): ReadonlyArray<Action999> =>
           : { kind: "none", note: `${note} partially accepted, without transaction set detail` }
     return [{ group_control_number: g.group_control_number, transaction_set_control_number: undefined, action }]
   })
+
+/**
+ * A claim covered by a batch- or provider-level status and, maybe, by a 2200D loop of its own: a
+ * rejection of its own wins (its words are the more precise); otherwise the batch's rejection
+ * does. The decision carries the statuses of every level.
+ */
+export const withBatchStatus = (claim: StatusAction | undefined, batch: StatusAction | undefined): StatusAction | undefined => {
+  if (batch === undefined || claim === undefined) return claim ?? batch
+  const detail: X12ResponseDetail = {
+    ...noDetail,
+    statuses: [...(batch.detail?.statuses ?? []), ...(claim.detail?.statuses ?? [])]
+  }
+  return claim.kind === "move" ? { ...claim, detail } : { ...batch, note: `${batch.note}; ${claim.note}`, detail }
+}

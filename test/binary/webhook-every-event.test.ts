@@ -114,7 +114,7 @@ describe("compiled binary: every event is pushed", () => {
       expect(ack277.body.claims.filter((c: any) => c.outcome === "status_changed").length).toBe(2)
       await settle("277CA import")
 
-      // 7. The 835: PCN0001 paid, PCN0010 denied (its other claims are conflicts: no event).
+      // 7. The 835: PCN0001 paid, PCN0010 paid (the deductible: the patient owes it all) (its other claims are conflicts: no event).
       const remit = await postX12(server.url, key, x12File("835-mixed.x12"))
       expect([remit.status, remit.body.kind, remit.body.duplicate]).toEqual([200, "835", false])
       expect(remit.body.claims.filter((c: any) => c.outcome === "status_changed").length).toBe(2)
@@ -133,7 +133,7 @@ describe("compiled binary: every event is pushed", () => {
         ["moved", "PCN0005", "submitted_to_payer", "rejected"], // 277CA
         ["moved", "PCN0007", "submitted_to_payer", "rejected"],
         ["moved", "PCN0001", "submitted_to_payer", "paid"], // 835
-        ["moved", "PCN0010", "submitted_to_payer", "denied"]
+        ["moved", "PCN0010", "submitted_to_payer", "paid"]
       ])
       expect(events.length).toBe(18)
 

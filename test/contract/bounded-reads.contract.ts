@@ -48,7 +48,8 @@ export const boundedReadsContract = (
       paid_amount_cents: n,
       patient_responsibility_cents: null,
       adjustments: [],
-      service_lines: []
+      service_lines: [],
+      discrepancies: []
     }
     return [
       insert("remittances", record),
@@ -137,7 +138,8 @@ export const boundedReadsContract = (
           outcome: i % 3 === 0 ? ("unmatched" as const) : ("unchanged" as const),
           previous_status: null,
           status: null,
-          detail: `entry ${i}`
+          detail: `entry ${i}`,
+          response: null
         }))
         const body = new TextEncoder().encode("ISA*...")
         const file: X12FileRecord = {
@@ -150,6 +152,8 @@ export const boundedReadsContract = (
           sender_id: "CLEARHOUSE",
           interchange_control_number: "000000001",
           interchange_key: "CLEARHOUSE|000000001",
+          content_key: "content:0",
+          reused_control_number_of: null,
           sha256: "0".repeat(64),
           size: body.byteLength,
           claims: outcomes.slice(0, 2),

@@ -59,7 +59,7 @@ export const clearinghouseRaces = (
         )
         assert.equal(results.filter((r) => !r.duplicate).length, 1)
         assert.equal(new Set(results.map((r) => r.id)).size, 1)
-        // Paid, denied and denied: the reversal of a claim never paid is a conflict.
+        // Paid, paid (a deductible) and denied: the reversal of a claim never paid is a conflict.
         assert.equal((yield* listEvents(ws, {})).items.length, before + 3)
         assert.equal((yield* listX12Files(ws, {})).items.length, 1)
       })

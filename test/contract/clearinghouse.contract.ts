@@ -176,7 +176,7 @@ export const clearinghouseContract = (
           ["PCN0007", "conflict", "rejected", "rejected"],
           ["PCNX0099", "unmatched", null, null],
           ["PCN0005", "conflict", "rejected", "rejected"],
-          ["PCN0010", "status_changed", "submitted_to_payer", "denied"]
+          ["PCN0010", "status_changed", "submitted_to_payer", "paid"]
         ])
         assert.match(remit.claims[1]?.detail ?? "", /era_requires_review/)
         const paid = yield* getEncounter(ws, one.encounter.id)
@@ -196,8 +196,14 @@ export const clearinghouseContract = (
             patient_responsibility_cents: 2000,
             adjustments: [],
             service_lines: [
-              { procedure_code: "92014", charge_amount_cents: 17000, paid_amount_cents: 13000, adjustments: [{ group: "CO", reason: "45", amount_cents: 2800 }, { group: "PR", reason: "1", amount_cents: 1200 }] },
-              { procedure_code: "92083", charge_amount_cents: 9800, paid_amount_cents: 7000, adjustments: [{ group: "CO", reason: "45", amount_cents: 2000 }, { group: "PR", reason: "2", amount_cents: 800 }] }
+              { procedure_code: "92014", line_control_number: "sl-shr-0001-1", service_date: "2026-01-15", charge_amount_cents: 17000, paid_amount_cents: 13000, adjustments: [{ group: "CO", reason: "45", amount_cents: 2800 }, { group: "PR", reason: "1", amount_cents: 1200 }] },
+              { procedure_code: "92083", line_control_number: "sl-shr-0001-2", service_date: "2026-01-15", charge_amount_cents: 9800, paid_amount_cents: 7000, adjustments: [{ group: "CO", reason: "45", amount_cents: 2000 }, { group: "PR", reason: "2", amount_cents: 800 }] }
+            ],
+            // The hand-written 835 pays other lines than the claim billed (one 99213 of 125.00): flagged, not taken silently.
+            discrepancies: [
+              { code: "charge_differs", line: null, detail: "CLP03 268.00 is not the billed total 125.00" },
+              { code: "line_unmatched", line: 0, detail: "paid line 92014 of 2026-01-15 (sl-shr-0001-1) matches no billed line" },
+              { code: "line_unmatched", line: 1, detail: "paid line 92083 of 2026-01-15 (sl-shr-0001-2) matches no billed line" }
             ]
           }
         ])

@@ -21,6 +21,7 @@ import { consoleReadsContract } from "./console-reads.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
+import { x12RealFilesContract } from "./x12-real-files.contract.js"
 
 type Services = Storage | Clock | Ids
 const T0 = Date.parse("2026-11-01T00:00:00.000Z")
@@ -680,6 +681,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     clearinghouseRaces((effect) => run(effect), test)
     boundedReadsContract((effect) => run(effect), test)
     x12BoundsContract((effect) => run(effect), test)
+    x12RealFilesContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
     encounterSearchContract(run, { test })

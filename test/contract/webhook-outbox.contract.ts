@@ -156,6 +156,13 @@ export const webhookOutboxContract = (
         assert.equal(yield* check("277CA"), 15)
         yield* upload(x12File("835-mixed.x12"))
         assert.equal(yield* check("835"), 17)
+        // A 277CA rejecting a whole transaction set (2200B) moves each of its claims with its event.
+        const created = yield* createEncounter(ws, exportablePayload("enc-PCN0030", "PCN0030"))
+        const third = yield* createX12Batch(ws, [(yield* getEncounter(ws, created.encounter_id)).claim.id])
+        assert.equal(third.interchange_control_number, 3)
+        assert.equal(yield* check("create and batch"), 19)
+        yield* upload(x12File("277ca-batch-rejected.x12").replace("TRN*2*000000001-0001", "TRN*2*000000003-0001"))
+        assert.equal(yield* check("277CA batch rejection"), 20)
       })
     ))
 

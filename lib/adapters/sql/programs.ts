@@ -111,6 +111,11 @@ function* claimsWithKeys(ws: string, key: ClaimKey, values: ReadonlyArray<string
   })
 }
 
+function* encounterRecordsByIds(ws: string, ids: ReadonlyArray<string>): Program<ReadonlyArray<RecordOf<"encounters">>> {
+  if (ids.length === 0) return []
+  return yield* many(S.encounterRecordsByIds(ws, ids), (r) => codecs.encounters.decode(r))
+}
+
 const decodeSubscription = compileDecoder(WebhookSubscription)
 const subscription = (r: Row): WebhookSubscription => {
   const decoded = decodeSubscription({ ...r, event_types: typeof r.event_types === "string" ? JSON.parse(r.event_types) : r.event_types })
@@ -149,6 +154,8 @@ export const reads = {
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
   x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),
   x12FileBySha: (ws: string, sha: string) => one(S.x12FileBySha(ws, sha), (r) => codecs.x12_files.decode(r)),
+  x12FileByContent: (ws: string, key: string) => one(S.x12FileByContent(ws, key), (r) => codecs.x12_files.decode(r)),
+  encounterRecordsByIds: (ws: string, ids: ReadonlyArray<string>) => encounterRecordsByIds(ws, ids),
   x12FileOutcomePage: (ws: string, fileId: string, q: PlaceScan) =>
     many(S.x12FileOutcomePage(ws, fileId, q), (r) => codecs.x12_file_outcomes.decode(r)),
   event: (ws: string, id: string) => one(S.event(ws, id), (r) => S.eventFeedCodec.decode(r)),

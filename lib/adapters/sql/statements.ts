@@ -339,6 +339,10 @@ export const claimByPcn = (ws: string, pcn: string): Query => query(`${CLAIM} WH
  * needs (`e_` columns): the import's lookups of a file's claims, some hundreds per query.
  */
 const CLAIM_WITH_KEYS = `SELECT e.external_id AS e_external_id, e.latest_claim_id AS e_latest_claim_id, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
+/** Encounters by id (an import reads the payloads of the claims an 835 pays, some hundreds at a time). */
+export const encounterRecordsByIds = (ws: string, ids: ReadonlyArray<string>): Query =>
+  query(`${selectAll("encounters")} WHERE workspace_id = ? AND id IN (${marks(ids.length)})`, [ws, ...ids])
+
 export const claimsWithKeys = (ws: string, key: ClaimKey, values: ReadonlyArray<string>): Query =>
   query(`${CLAIM_WITH_KEYS} WHERE c.workspace_id = ? AND c.${key} IN (${marks(values.length)})`, [ws, ...values])
 
@@ -363,8 +367,11 @@ export const batchByGroup = (ws: string, group: number): Query =>
   query(`${BATCH} WHERE workspace_id = ? AND group_control_number = ?`, [ws, group])
 
 const FILE = selectAll("x12_files")
+/** The first file imported with this interchange key (several may have it: control numbers get reused). */
 export const x12FileByInterchange = (ws: string, key: string): Query =>
-  query(`${FILE} WHERE workspace_id = ? AND interchange_key = ?`, [ws, key])
+  query(`${FILE} WHERE workspace_id = ? AND interchange_key = ? ORDER BY received_at, id LIMIT 1`, [ws, key])
+/** The file with this content key (unique). */
+export const x12FileByContent = (ws: string, key: string): Query => query(`${FILE} WHERE workspace_id = ? AND content_key = ?`, [ws, key])
 /** The imported (not invalid) file with these bytes. */
 export const x12FileBySha = (ws: string, sha: string): Query =>
   query(`${FILE} WHERE workspace_id = ? AND sha256 = ? AND kind <> 'invalid' ORDER BY received_at, id LIMIT 1`, [ws, sha])

@@ -51,6 +51,8 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   findX12BatchByGroup: (ws, group) => exec.read("findX12BatchByGroup", reads.batchByGroup(ws, group)),
   findX12FileByInterchange: (ws, key) => exec.read("findX12FileByInterchange", reads.x12FileByInterchange(ws, key)),
   findX12FileBySha: (ws, sha) => exec.read("findX12FileBySha", reads.x12FileBySha(ws, sha)),
+  findX12FileByContent: (ws, key) => exec.read("findX12FileByContent", reads.x12FileByContent(ws, key)),
+  findEncounters: (ws, ids) => exec.read("findEncounters", reads.encounterRecordsByIds(ws, ids)),
   listX12FileOutcomes: (ws, fileId, q) => exec.read("listX12FileOutcomes", reads.x12FileOutcomePage(ws, fileId, q)),
   listEvents: (ws, q) =>
     exec.read("listEvents", exec.caches === undefined ? reads.eventPage(ws, q) : reads.eventPageCached(ws, q, exec.caches.events)),

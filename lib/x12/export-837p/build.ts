@@ -7,6 +7,7 @@ import { type Segment, segment, serialize } from "../segment.js"
 import { stamp } from "../values.js"
 import { claimLoops, type ExportClaim } from "./claim.js"
 import { exportability } from "./exportability.js"
+import { payToLoop } from "./claim-extras.js"
 import { address, nm1, nm1Organization } from "./parties.js"
 
 /** The 837P (005010X222A1) export: one interchange, one functional group, one or more transaction sets. */
@@ -35,7 +36,6 @@ export interface Export837PResult {
 
 export type Export837PError = InvalidExportRequest | ClaimsNotExportable | X12WriteError
 
-type BillingProvider = EncounterCreate["billing_provider"]
 
 const MAX_CONTROL = 999_999_999
 const controlNumber = (field: string, n: number): InvalidExportRequest | undefined =>
@@ -47,18 +47,24 @@ const pcnProblems = (pcn: string): ReadonlyArray<ExportProblem> =>
     ? []
     : [new ExportProblem({ field: "patient_control_number", message: "must be 1 to 20 printable characters without * ~ : ^ (CLM01)" })]
 
-/** Claims of one billing provider share one 2000A loop; the key is everything that loop writes. */
-const billingKey = (b: BillingProvider) =>
-  JSON.stringify([b.npi, b.tax_id, b.taxonomy_code, b.organization_name, b.last_name, b.first_name, b.address])
+/** Claims of one billing provider share one 2000A loop; the key is everything that loop writes (its pay-to address too). */
+const billingKey = (p: EncounterCreate) => {
+  const b = p.billing_provider
+  return JSON.stringify([b.npi, b.tax_id, b.taxonomy_code, b.organization_name, b.last_name, b.first_name, b.address, payToLoop(p)])
+}
 
-const billingProviderLoop = (b: BillingProvider, hl: number): ReadonlyArray<Segment> => [
+const billingProviderLoop = (p: EncounterCreate, hl: number): ReadonlyArray<Segment> => {
+  const b = p.billing_provider
+  return [
   segment("HL", String(hl), "", "20", "1"),
   ...(b.taxonomy_code === undefined ? [] : [segment("PRV", "BI", "PXC", b.taxonomy_code)]),
   // An organization name wins over person names: the billing provider is usually a group.
   b.organization_name === undefined ? nm1("85", b, "XX", b.npi) : nm1Organization("85", b.organization_name, "XX", b.npi),
   ...address(b.address),
-  segment("REF", "EI", b.tax_id)
+  segment("REF", "EI", b.tax_id),
+  ...payToLoop(p)
 ]
+}
 
 /** A claim that passed the checks, with the primary subscriber it was checked to have. */
 interface ReadyClaim {
@@ -82,9 +88,9 @@ const transactionSet = (input: Export837PInput, controlNumber: string, claims: R
     ),
     nm1Organization("40", settings.receiver.name, "46", settings.receiver.id)
   ]
-  const groups = new Map<string, { provider: BillingProvider; claims: Array<ReadyClaim> }>()
+  const groups = new Map<string, { provider: EncounterCreate; claims: Array<ReadyClaim> }>()
   for (const ready of claims) {
-    const provider = ready.claim.payload.billing_provider
+    const provider = ready.claim.payload
     const key = billingKey(provider)
     const group = groups.get(key) ?? { provider, claims: [] }
     group.claims.push(ready)

@@ -1,6 +1,7 @@
 import type { Diagnosis, EncounterCreate, ServiceLine, Subscriber } from "../../domain/encounter-input.js"
 import { type Segment, segment } from "../segment.js"
 import { cleanText, formatCents, formatDate, formatDecimal, isX12Safe } from "../values.js"
+import { accidentDate, delayReason, drugLoop, orderingLoop, referringLoop, relatedCauses, supervisingLoop } from "./claim-extras.js"
 import { address, demographics, nm1, nm1Organization, patientRelationship } from "./parties.js"
 
 /** One claim of an export: the stored claim's id and PCN, and its encounter's create payload. */
@@ -85,13 +86,16 @@ const serviceLine = (p: EncounterCreate, line: ServiceLine, n: number, position:
     dtp,
     ...optionalRef("G1", line.prior_authorization_number),
     // The line item control number comes back in the 835 (REF*6R) to match paid lines.
-    ...optionalRef("6R", line.external_id)
+    ...optionalRef("6R", line.external_id),
+    ...drugLoop(line),
+    ...orderingLoop(line)
   ]
 }
 
 /**
  * Loops 2000B (subscriber, payer), 2000C (patient, when not the subscriber), 2300 (claim),
- * 2310B/2310C (rendering provider, service facility), 2320 (secondary payer) and 2400 (lines).
+ * 2310A-D (referring, rendering, service facility, supervising), 2320 (secondary payer) and 2400
+ * (lines, with their drug, 2410, and ordering provider, 2420E).
  * `s` is the primary subscriber; `hl` is this claim's subscriber HL id and the patient HL, when
  * written, is `hl + 1`.
  */
@@ -140,14 +144,30 @@ export const claimLoops = (
       "Y",
       p.provider_accepts_assignment ? "A" : "C",
       yesNo(p.benefits_assigned_to_provider),
-      p.patient_authorized_release ? "Y" : "I"
+      p.patient_authorized_release ? "Y" : "I",
+      "",
+      relatedCauses(p),
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      delayReason(p)
     ),
+    // 2300's DTP and REF segments in the guide's order.
     ...date("431", p.onset_of_current_illness_or_symptom_date),
+    ...accidentDate(p),
+    ...date("484", p.last_menstrual_period_date),
     ...date("435", p.admission_date),
     ...date("096", p.discharge_date),
-    ...optionalRef("G1", p.prior_authorization_number),
+    ...optionalRef("4N", p.service_authorization_exception_code),
     ...optionalRef("9F", p.referral_number),
+    ...optionalRef("G1", p.prior_authorization_number),
     segment("HI", ...hi),
+    ...referringLoop(p),
     // 2310B only when the rendering provider is not the billing provider (the guide's rule).
     ...(rp.npi === p.billing_provider.npi
       ? []
@@ -158,6 +178,7 @@ export const claimLoops = (
           nm1Organization("77", facility.organization_name, facility.npi === undefined ? undefined : "XX", facility.npi),
           ...address(facility.address)
         ]),
+    ...supervisingLoop(p),
     ...(p.subscriber_secondary === undefined ? [] : otherSubscriber(p, p.subscriber_secondary)),
     ...lines.flatMap((line, i) => serviceLine(p, line, i + 1, position))
   ]

@@ -1,6 +1,7 @@
 import type { EncounterCreate, Subscriber } from "../../domain/encounter-input.js"
 import { ExportProblem } from "../errors.js"
 import { cleanText, isX12Safe } from "../values.js"
+import { extraProblems } from "./exportability-extras.js"
 
 /**
  * Why a stored create payload cannot go into an 837P (005010X222A1), as `{field, message}` pairs
@@ -89,5 +90,6 @@ export const exportability = (payload: EncounterCreate): ReadonlyArray<ExportPro
       problem(`${path}.date_of_service`, "is required when the encounter has no date_of_service")
     }
   })
+  for (const [field, message] of extraProblems(payload)) problem(field, message)
   return problems
 }

@@ -1,4 +1,4 @@
-import { Either, Option } from "effect"
+import { Either, Option, type Types } from "effect"
 import type { X12ReadError } from "../errors.js"
 import { parseDate8 } from "../values.js"
 import { date8, optional, optionalCents, readFailure as fail, required } from "./fields.js"
@@ -23,14 +23,30 @@ export interface StatusCode277 {
 export interface Status277 {
   /** STC01, then the optional STC10 and STC11. */
   readonly codes: ReadonlyArray<StatusCode277>
-  /** STC02. */
-  readonly date: string
+  /** STC02, the status's effective date; absent in many files (see `missing`). */
+  readonly date: string | undefined
   /** STC03: WQ accepted, U rejected. */
   readonly action: string | undefined
   /** STC04: the claim's total charge as the sender read it. */
   readonly amount_cents: number | undefined
   /** STC12: free text. */
   readonly text: string | undefined
+  /** Informational elements the guide requires that the file left empty (e.g. `STC02`): tolerated, noted. */
+  readonly missing: ReadonlyArray<string>
+}
+
+/** A line-level status loop (2220D): the line's procedure, its control number, its statuses. */
+export interface Line277 {
+  /** SVC01-2, with SVC01-3.. as modifiers. */
+  readonly procedure_code: string
+  readonly modifiers: ReadonlyArray<string>
+  /** SVC02: the line's charge as the sender read it. */
+  readonly charge_cents: number | undefined
+  /** REF*FJ: the line item control number we sent (REF*6R in the 837P). */
+  readonly line_control_number: string | undefined
+  /** DTP*472, the line's (first) date of service. */
+  readonly service_date: string | undefined
+  readonly statuses: ReadonlyArray<Status277>
 }
 
 export interface Claim277 {
@@ -45,16 +61,25 @@ export interface Claim277 {
   /** DTP*472, the first (or only) date of service. */
   readonly service_date: string | undefined
   readonly statuses: ReadonlyArray<Status277>
-  /** Line-level statuses (loop 2220D), keyed by the SVC01 procedure code. */
-  readonly service_lines: ReadonlyArray<{ readonly procedure_code: string; readonly statuses: ReadonlyArray<Status277> }>
+  /** Line-level statuses (loop 2220D), in file order. */
+  readonly service_lines: ReadonlyArray<Line277>
   readonly position: number
 }
 
 /** A status above the claims: for the whole batch (2200B) or a billing provider (2200C). */
 export interface BatchStatus277 {
   readonly level: "information_receiver" | "billing_provider"
+  /** The billing provider's NPI (2100C NM109) for a provider-level status; undefined at the receiver level. */
   readonly identifier: string | undefined
+  /**
+   * TRN02 of the enclosing 2200B: the information receiver's trace number, which echoes the BHT03
+   * of the 837P transaction set the status is about.
+   */
+  readonly batch_reference: string | undefined
+  /** TRN02 of the 2200C (the provider's trace number), for a provider-level status. */
+  readonly provider_reference: string | undefined
   readonly statuses: ReadonlyArray<Status277>
+  readonly position: number
 }
 
 export interface Ack277CA {
@@ -70,11 +95,20 @@ const statusCode = (s: ReadSegment, n: number): StatusCode277 | undefined => {
   return { category, status, entity: entity === "" ? undefined : entity }
 }
 
-const readStatus = (s: ReadSegment): Status277 => {
+export const readStatus = (s: ReadSegment): Status277 => {
   const first = statusCode(s, 1)
   if (first === undefined) throw fail(s, "STC01 is required")
   const more = [statusCode(s, 10), statusCode(s, 11)].filter((c) => c !== undefined)
-  return { codes: [first, ...more], date: date8(s, 2), action: optional(s, 3), amount_cents: optionalCents(s, 4), text: optional(s, 12) }
+  // Three of the four guide examples leave STC02 empty: the status is read, its date noted missing.
+  const date = optional(s, 2) === undefined ? undefined : date8(s, 2)
+  return {
+    codes: [first, ...more],
+    date,
+    action: optional(s, 3),
+    amount_cents: optionalCents(s, 4),
+    text: optional(s, 12),
+    missing: date === undefined ? ["STC02"] : []
+  }
 }
 
 /** HL03 levels of the 277CA: 20 source, 21 receiver, 19 provider, PT patient. */
@@ -87,12 +121,14 @@ interface OpenClaim {
   refs: Map<string, string>
   serviceDate: string | undefined
   statuses: Array<Status277>
-  lines: Array<{ procedure_code: string; statuses: Array<Status277> }>
+  lines: Array<Types.Mutable<Line277> & { statuses: Array<Status277> }>
 }
 
 function* readSet(segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>, batch: Array<BatchStatus277>): Paced<void> {
   let level: Level | undefined
   let npi: string | undefined
+  let batchReference: string | undefined
+  let providerReference: string | undefined
   let levelStatus: { statuses: Array<Status277> } | undefined
   let claim: OpenClaim | undefined
   const close = () => {
@@ -118,9 +154,16 @@ function* readSet(segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>,
       if (code !== "20" && code !== "21" && code !== "19" && code !== "PT") throw fail(s, `HL03 '${code}' is not a 277CA level`)
       level = code
       if (level === "19") npi = undefined
+      if (level === "19") providerReference = undefined
+      if (level === "21") batchReference = undefined
+      if (level === "20") batchReference = undefined
       levelStatus = undefined
     } else if (s.id === "NM1" && level === "19") {
       npi = element(s, 8) === "XX" ? optional(s, 9) : undefined
+    } else if (s.id === "TRN" && level === "21") {
+      batchReference = optional(s, 2)
+    } else if (s.id === "TRN" && level === "19") {
+      providerReference = optional(s, 2)
     } else if (s.id === "TRN" && level === "PT") {
       close()
       claim = { pcn: required(s, 2), position: s.position, npi, refs: new Map(), serviceDate: undefined, statuses: [], lines: [] }
@@ -132,7 +175,14 @@ function* readSet(segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>,
       } else if (level === "21" || level === "19") {
         if (levelStatus === undefined) {
           const statuses: Array<Status277> = []
-          batch.push({ level: level === "21" ? "information_receiver" : "billing_provider", identifier: level === "19" ? npi : undefined, statuses })
+          batch.push({
+            level: level === "21" ? "information_receiver" : "billing_provider",
+            identifier: level === "19" ? npi : undefined,
+            batch_reference: batchReference,
+            provider_reference: level === "19" ? providerReference : undefined,
+            statuses,
+            position: s.position
+          })
           levelStatus = { statuses }
         }
         levelStatus.statuses.push(status)
@@ -146,7 +196,21 @@ function* readSet(segments: ReadonlyArray<ReadSegment>, claims: Array<Claim277>,
       const start = element(s, 3).slice(0, 8)
       claim.serviceDate = Option.getOrThrowWith(parseDate8(start), () => fail(s, `DTP03 '${element(s, 3)}' is not a date`))
     } else if (claim !== undefined && s.id === "SVC") {
-      claim.lines.push({ procedure_code: components(s, 1)[1] ?? "", statuses: [] })
+      const [, code = "", ...modifiers] = components(s, 1)
+      claim.lines.push({
+        procedure_code: code,
+        modifiers: modifiers.filter((m) => m !== ""),
+        charge_cents: optionalCents(s, 2),
+        line_control_number: undefined,
+        service_date: undefined,
+        statuses: []
+      })
+    } else if (claim !== undefined && s.id === "REF" && element(s, 1) === "FJ") {
+      const line = claim.lines[claim.lines.length - 1]
+      if (line !== undefined) line.line_control_number = optional(s, 2)
+    } else if (claim !== undefined && s.id === "DTP" && element(s, 1) === "472") {
+      const line = claim.lines[claim.lines.length - 1]
+      if (line !== undefined) line.service_date = Option.getOrUndefined(parseDate8(element(s, 3).slice(0, 8)))
     }
   }
   close()

@@ -38,7 +38,10 @@ export interface Interchange {
   readonly control_number: string
   /** ISA15: T (test) or P (production). */
   readonly usage: string
+  /** The groups of every envelope, in file order. */
   readonly groups: ReadonlyArray<FunctionalGroup>
+  /** Every ISA/IEA envelope of the file (most files have one); the fields above are the first's. */
+  readonly envelopes: ReadonlyArray<Envelope>
   readonly segment_count: number
 }
 
@@ -60,68 +63,98 @@ const countCheck = (s: ReadSegment, name: string, what: string, found: number) =
 /** The ids that end a transaction set's body. */
 const SET_END = new Set(["SE", "ST", "GS", "GE", "IEA", "ISA"])
 
-/** Reads the whole text as one interchange: ISA, functional groups of transaction sets, IEA. */
+/** One ISA/IEA envelope of a file. */
+export interface Envelope {
+  readonly sender_id: string
+  readonly receiver_id: string
+  /** ISA13. */
+  readonly control_number: string
+  /** ISA15. */
+  readonly usage: string
+  readonly position: number
+}
+
+/**
+ * Reads the whole text: one or more interchanges (ISA, functional groups of transaction sets,
+ * IEA), one after the other. Some clearinghouses put several envelopes in one file; their groups
+ * are read as one, and the first envelope names the file (`sender_id`, `control_number`).
+ */
 export function* readInterchangePaced(text: string): Paced<Either.Either<Interchange, X12ReadError>> {
   const tokens = yield* tokenizePaced(text)
   if (Either.isLeft(tokens)) return Either.left(tokens.left)
   const { delimiters, segments } = tokens.right
   const end = { id: "(end of file)", position: segments.length + 1 }
-  const isa = segments[0]!
   const groups: Array<FunctionalGroup> = []
-  let i = 1
-  while (i < segments.length && segments[i]!.id === "GS") {
-    const gs = segments[i++]!
-    const sets: Array<TransactionSet> = []
-    while (i < segments.length && segments[i]!.id === "ST") {
-      const st = segments[i++]!
-      const from = i
-      while (i < segments.length && !SET_END.has(segments[i]!.id)) {
-        i++
-        if (i % PACE === 0) yield
-      }
-      // One copy of the set's segments, not a push per segment.
-      const body: ReadonlyArray<ReadSegment> = segments.slice(from, i)
-      const se = segments[i]
-      if (se === undefined) return fail(end, `missing SE for the transaction set at segment ${st.position}`)
-      if (se.id !== "SE") return fail(se, `missing SE for the transaction set at segment ${st.position}`)
-      i++
-      const bad = countCheck(se, "SE", "segments", body.length + 2)
-      if (bad !== undefined) return bad
-      if (element(se, 2) !== element(st, 2)) return fail(se, `SE02 ${element(se, 2)} does not match ST02 ${element(st, 2)}`)
-      sets.push({ id: element(st, 1), control_number: element(st, 2), position: st.position, segments: body })
-    }
-    const ge = segments[i]
-    if (ge === undefined) return fail(end, `missing GE for the functional group at segment ${gs.position}`)
-    if (ge.id !== "GE") return fail(ge, `expected ST or GE in the functional group at segment ${gs.position}`)
+  const envelopes: Array<Envelope> = []
+  let i = 0
+  while (i < segments.length) {
+    const isa = segments[i]!
+    if (isa.id !== "ISA") return fail(isa, "segment after IEA: expected another ISA or the end of the file")
     i++
-    const bad = countCheck(ge, "GE", "transaction sets", sets.length)
+    let groupCount = 0
+    while (i < segments.length && segments[i]!.id === "GS") {
+      const gs = segments[i++]!
+      const sets: Array<TransactionSet> = []
+      while (i < segments.length && segments[i]!.id === "ST") {
+        const st = segments[i++]!
+        const from = i
+        while (i < segments.length && !SET_END.has(segments[i]!.id)) {
+          i++
+          if (i % PACE === 0) yield
+        }
+        // One copy of the set's segments, not a push per segment.
+        const body: ReadonlyArray<ReadSegment> = segments.slice(from, i)
+        const se = segments[i]
+        if (se === undefined) return fail(end, `missing SE for the transaction set at segment ${st.position}`)
+        if (se.id !== "SE") return fail(se, `missing SE for the transaction set at segment ${st.position}`)
+        i++
+        const bad = countCheck(se, "SE", "segments", body.length + 2)
+        if (bad !== undefined) return bad
+        if (element(se, 2) !== element(st, 2)) return fail(se, `SE02 ${element(se, 2)} does not match ST02 ${element(st, 2)}`)
+        sets.push({ id: element(st, 1), control_number: element(st, 2), position: st.position, segments: body })
+      }
+      const ge = segments[i]
+      if (ge === undefined) return fail(end, `missing GE for the functional group at segment ${gs.position}`)
+      if (ge.id !== "GE") return fail(ge, `expected ST or GE in the functional group at segment ${gs.position}`)
+      i++
+      const bad = countCheck(ge, "GE", "transaction sets", sets.length)
+      if (bad !== undefined) return bad
+      if (element(ge, 2) !== element(gs, 6)) return fail(ge, `GE02 ${element(ge, 2)} does not match GS06 ${element(gs, 6)}`)
+      groupCount++
+      groups.push({
+        functional_id: element(gs, 1),
+        sender_id: element(gs, 2),
+        receiver_id: element(gs, 3),
+        control_number: element(gs, 6),
+        version: element(gs, 8),
+        position: gs.position,
+        transaction_sets: sets
+      })
+    }
+    const iea = segments[i]
+    if (iea === undefined) return fail(end, "missing IEA")
+    if (iea.id !== "IEA") return fail(iea, "expected GS or IEA")
+    i++
+    const bad = countCheck(iea, "IEA", "functional groups", groupCount)
     if (bad !== undefined) return bad
-    if (element(ge, 2) !== element(gs, 6)) return fail(ge, `GE02 ${element(ge, 2)} does not match GS06 ${element(gs, 6)}`)
-    groups.push({
-      functional_id: element(gs, 1),
-      sender_id: element(gs, 2),
-      receiver_id: element(gs, 3),
-      control_number: element(gs, 6),
-      version: element(gs, 8),
-      position: gs.position,
-      transaction_sets: sets
+    if (element(iea, 2) !== element(isa, 13)) return fail(iea, `IEA02 ${element(iea, 2)} does not match ISA13 ${element(isa, 13)}`)
+    envelopes.push({
+      sender_id: element(isa, 6).trim(),
+      receiver_id: element(isa, 8).trim(),
+      control_number: element(isa, 13),
+      usage: element(isa, 15),
+      position: isa.position
     })
   }
-  const iea = segments[i]
-  if (iea === undefined) return fail(end, "missing IEA")
-  if (iea.id !== "IEA") return fail(iea, "expected GS or IEA")
-  const bad = countCheck(iea, "IEA", "functional groups", groups.length)
-  if (bad !== undefined) return bad
-  if (element(iea, 2) !== element(isa, 13)) return fail(iea, `IEA02 ${element(iea, 2)} does not match ISA13 ${element(isa, 13)}`)
-  const after = segments[i + 1]
-  if (after !== undefined) return fail(after, "segment after IEA: one interchange per file")
+  const first = envelopes[0]!
   return Either.right({
     delimiters,
-    sender_id: element(isa, 6).trim(),
-    receiver_id: element(isa, 8).trim(),
-    control_number: element(isa, 13),
-    usage: element(isa, 15),
+    sender_id: first.sender_id,
+    receiver_id: first.receiver_id,
+    control_number: first.control_number,
+    usage: first.usage,
     groups,
+    envelopes,
     segment_count: segments.length
   })
 }

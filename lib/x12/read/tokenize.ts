@@ -65,6 +65,8 @@ const readDelimiters = (text: string): Either.Either<Delimiters, X12ReadError> =
 }
 
 const isLineBreak = (code: number) => code === 10 || code === 13
+/** White space or Ctrl-Z (SUB, the DOS end of file): what may trail an interchange. */
+const isTrailing = (code: number) => code === 26 || code === 32 || (code >= 9 && code <= 13)
 
 /**
  * Splits an interchange into segments, with the delimiters its ISA announces. Line breaks around
@@ -73,15 +75,31 @@ const isLineBreak = (code: number) => code === 10 || code === 13
  * hand (a `/[\r\n]+$/` would try every run of line breaks inside a segment, quadratic in them).
  */
 export function* tokenizePaced(input: string): Paced<Either.Either<Tokens, X12ReadError>> {
-  const text = input.replace(/^\uFEFF/, "").trimStart()
-  if (!text.startsWith("ISA")) return fail(found(text), 1, "missing ISA")
-  if (text.length < ISA_LENGTH) return fail("ISA", 1, `ISA is ${text.length} characters, shorter than its fixed ${ISA_LENGTH}`)
-  const read = readDelimiters(text)
+  const whole = input.replace(/^\uFEFF/, "").trimStart()
+  if (!whole.startsWith("ISA")) return fail(found(whole), 1, "missing ISA")
+  if (whole.length < ISA_LENGTH) return fail("ISA", 1, `ISA is ${whole.length} characters, shorter than its fixed ${ISA_LENGTH}`)
+  const read = readDelimiters(whole)
   if (Either.isLeft(read)) return Either.left(read.left)
-  const delimiters = read.right
+  const first = read.right
+  let delimiters = first
+  // What some systems leave after the last segment: an end-of-file Ctrl-Z (DOS), white space.
+  let length = whole.length
+  while (length > 0 && isTrailing(whole.charCodeAt(length - 1)) && whole.charAt(length - 1) !== first.segment) length--
+  const text = length === whole.length ? whole : whole.slice(0, length)
   const segments: Array<ReadSegment> = []
   let from = 0
   for (;;) {
+    if (segments.length > 0 && segments[segments.length - 1]!.id === "IEA") {
+      // Another interchange may follow (several envelopes in one file), after white space or a
+      // Ctrl-Z; it announces its own delimiters.
+      while (from < text.length && isTrailing(text.charCodeAt(from))) from++
+      if (from === text.length) break
+      if (text.startsWith("ISA", from)) {
+        const next = readDelimiters(text.slice(from, from + ISA_LENGTH))
+        if (Either.isLeft(next)) return fail("ISA", segments.length + 1, next.left.reason)
+        delimiters = next.right
+      }
+    }
     const terminator = text.indexOf(delimiters.segment, from)
     const last = terminator === -1
     let start = from
@@ -115,7 +133,7 @@ export function* tokenizePaced(input: string): Paced<Either.Either<Tokens, X12Re
     from = terminator + 1
     if (segments.length % PACE === 0) yield
   }
-  return Either.right({ delimiters, segments })
+  return Either.right({ delimiters: first, segments })
 }
 
 /** `tokenizePaced` run through at once. */

@@ -132,6 +132,12 @@ export const renderX12File = async (main: HTMLElement, id: string, params: URLSe
       ["Received", dateTime(str(file, "received_at"))],
       ["Sender", orDash(optStr(file, "sender_id"))],
       ["Interchange control number", control === null ? "—" : isa13(control)],
+      [
+        "Reused control number",
+        optStr(file, "reused_control_number_of") === null
+          ? ""
+          : h("span", {}, "an earlier file has this sender and number with other content: ", link(`/console/clearinghouse/files/${encodeURIComponent(str(file, "reused_control_number_of"))}`, "that file"))
+      ],
       ["Size", bytes(num(file, "size"))],
       ["What it did", optStr(file, "error") === null ? fileOutcome(file) : ""],
       ["SHA-256", h("code", {}, str(file, "sha256"))],

@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FILE_OUTCOMES_SHOWN, InboundClaimOutcome, summarize } from "../../../domain/x12-exchange.js"
 
-const decodeOutcomes = Schema.decodeUnknownSync(Schema.parseJson(Schema.Array(InboundClaimOutcome)))
+// The outcome as it was stored when this migration was written (migration 15 added `response`).
+const decodeOutcomes = Schema.decodeUnknownSync(Schema.parseJson(Schema.Array(InboundClaimOutcome.pipe(Schema.omit("response")))))
 
 /**
  * Reads of the exchange that never load what one file can make unbounded:
