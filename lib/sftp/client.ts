@@ -18,6 +18,7 @@ export type SftpErrorCode =
   | "connection_lost"
   | "file_too_large"
   | "sftp_error"
+  | "secret_unavailable"
 
 export class SftpError extends Data.TaggedError("SftpError")<{ readonly code: SftpErrorCode; readonly reason: string }> {
   override get message() {
