@@ -11,7 +11,7 @@ const UPLOADS_CHECKED = 100
  * A connection's alerts, worked out when read:
  * - `no_999_for_batch`: a batch uploaded more than `ackAlertMs` ago (24 h) that no 999 picked up
  *   on the connection has named, and none of whose claims has moved on from `submitted_to_payer`
- *   (a 999 or 277CA imported by hand moves them, or a person did);
+ *   or been taken into adjudication (a 999 or 277CA imported by hand did that, or a person);
  * - `no_835_from_payer`: a payer whose last 835 on the connection came in more than
  *   `payerAlertMs` ago (30 days).
  * Only the connection's 100 newest uploads are looked at.
@@ -29,7 +29,7 @@ export const connectionAlerts = (c: ClearinghouseConnectionRecord) =>
       const batch = yield* storage.get("x12_batches", c.workspace_id, u.batch_id)
       if (Option.isNone(batch)) continue
       const claims = yield* storage.findClaims(c.workspace_id, "id", batch.value.claim_ids.slice(0, 1000))
-      if (claims.some(({ claim }) => claim.status !== "submitted_to_payer")) continue
+      if (claims.some(({ claim }) => claim.status !== "submitted_to_payer" || claim.processing_started_at !== null)) continue
       alerts.push({
         code: "no_999_for_batch",
         subject: u.batch_id,
