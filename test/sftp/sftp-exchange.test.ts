@@ -1,5 +1,6 @@
 import assert from "node:assert/strict"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { connect, createServer, type Server } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, test } from "bun:test"
 import { Effect, Layer, Option } from "effect"
@@ -32,7 +33,7 @@ afterAll(async () => {
   await server.stop()
 })
 
-const fast = Layer.succeed(SftpSettings, { ...DEFAULT_SFTP_SETTINGS, connectTimeoutMs: 5000, readTimeoutMs: 5000, totalTimeoutMs: 20_000, backoffMs: 1000 })
+const fast = Layer.succeed(SftpSettings, { ...DEFAULT_SFTP_SETTINGS, connectTimeoutMs: 5000, readTimeoutMs: 2000, totalTimeoutMs: 20_000, backoffMs: 1000 })
 const layer = () => Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings(), fast)
 
 const setup = (pcns: ReadonlyArray<string>) =>
@@ -259,4 +260,68 @@ describe("SFTP drop and pickup against OpenSSH", () => {
         void batch
       })
     ))
+
+  test("a connection the server drops mid-download leaves nothing imported; the retry imports the file once", async () => {
+    // A relay in front of sshd that, once armed, kills the sshd sessions after 512 KiB has come through.
+    let armed = true
+    let relayed = 0
+    const proxy: Server = createServer((client) => {
+      const upstream = connect({ host: server.host, port: server.port })
+      upstream.on("data", (chunk: Buffer) => {
+        relayed += chunk.length
+        if (armed && relayed > 512 * 1024) {
+          armed = false
+          server.killSessions()
+        }
+        client.write(chunk)
+      })
+      client.on("data", (chunk: Buffer) => upstream.write(chunk))
+      const end = () => {
+        client.destroy()
+        upstream.destroy()
+      }
+      upstream.on("close", end)
+      client.on("close", end)
+      upstream.on("error", end)
+      client.on("error", end)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+    const address = proxy.address()
+    const proxyPort = typeof address === "object" && address !== null ? address.port : 0
+    try {
+      await runWith(
+        layer(),
+        Effect.gen(function* () {
+          clean()
+          const { ws } = yield* setup(["PCN0010"])
+          const connection = yield* createConnection(ws, connectionInput({ port: proxyPort }))
+          const text = make277(901, Array.from({ length: 25_000 }, (_, i) => ({ pcn: i === 0 ? "PCN0010" : `NOCLAIM${i}`, category: "A2" })))
+          server.dropInbound("big-277.x12", text)
+          const [cut] = yield* runDueSessions("instance-a")
+          assert.equal(cut?.outcome, "failed")
+          assert.equal(cut?.error?.code, "connection_lost")
+          assert.equal(armed, false)
+          assert.equal((yield* listX12Files(ws, {})).items.length, 0)
+          const [pending] = (yield* connectionActivity(ws, connection.id)).items
+          assert.ok(pending?.type === "pickup" && pending.status === "pending" && pending.error !== null)
+          assert.deepEqual(readdirSync(server.local.inbound), ["big-277.x12"])
+          // The retry after the backoff (made due now): a clean download and one import.
+          yield* pollNow(ws, connection.id)
+          relayed = 0
+          const [retry] = yield* runDueSessions("instance-a")
+          assert.equal(retry?.outcome, "succeeded")
+          assert.equal(retry?.picked_up, 1)
+          const files = (yield* listX12Files(ws, {})).items
+          assert.equal(files.length, 1)
+          assert.equal(files[0]?.sha256, new Bun.CryptoHasher("sha256").update(text).digest("hex"))
+          const [done] = (yield* connectionActivity(ws, connection.id)).items
+          assert.ok(done?.type === "pickup" && done.status === "imported" && done.attempts === 2)
+          assert.deepEqual(readdirSync(server.local.archive), ["big-277.x12"])
+          assert.equal((yield* getConnection(ws, connection.id)).last_error, null)
+        })
+      )
+    } finally {
+      proxy.close()
+    }
+  }, 60_000)
 })

@@ -194,17 +194,27 @@ export const startSftpServer = async (): Promise<SftpTestServer> => {
       if (pwOwner !== undefined) chownSync(p, pwOwner.uid, pwOwner.gid)
     },
     killSessions: () => {
-      let killed = 0
-      const listener = sshd.pid
+      // Every process under the listener: each connection's monitor and the session it forked.
+      const parents = new Map<number, number>()
       for (const entry of readdirSync("/proc")) {
         if (!/^\d+$/.test(entry)) continue
         try {
           const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
-          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-          if (ppid === listener) {
-            process.kill(Number(entry), "SIGKILL")
-            killed++
-          }
+          parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      const under = (pid: number): boolean => {
+        for (let p = parents.get(pid), hops = 0; p !== undefined && hops < 10; p = parents.get(p), hops++) if (p === sshd.pid) return true
+        return false
+      }
+      let killed = 0
+      for (const pid of parents.keys()) {
+        if (!under(pid)) continue
+        try {
+          process.kill(pid, "SIGKILL")
+          killed++
         } catch {
           // Gone meanwhile.
         }
