@@ -33,8 +33,8 @@ afterAll(async () => {
   await server.stop()
 })
 
-const fast = Layer.succeed(SftpSettings, { ...DEFAULT_SFTP_SETTINGS, connectTimeoutMs: 5000, readTimeoutMs: 2000, totalTimeoutMs: 20_000, backoffMs: 1000 })
-const layer = () => Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings(), fast)
+const fastSettings = { ...DEFAULT_SFTP_SETTINGS, connectTimeoutMs: 5000, readTimeoutMs: 2000, totalTimeoutMs: 20_000, backoffMs: 1000 }
+const layer = (settings = fastSettings) => Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings(), Layer.succeed(SftpSettings, settings))
 
 const setup = (pcns: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -324,4 +324,47 @@ describe("SFTP drop and pickup against OpenSSH", () => {
       proxy.close()
     }
   }, 60_000)
+
+  test("a failed upload is recorded and retried after its backoff; the batch shows it meanwhile", () =>
+    runWith(
+      layer(),
+      Effect.gen(function* () {
+        clean()
+        const { ws, claims } = yield* setup(["PCN0011"])
+        const connection = yield* createConnection(ws, connectionInput({ outbound_dir: `${server.remote.outbound}/missing` }))
+        const batch = yield* createX12Batch(ws, [claims.PCN0011!])
+        const [failed] = yield* runDueSessions("instance-a")
+        assert.deepEqual([failed?.outcome, failed?.upload_failures], ["succeeded", 1])
+        const [upload] = (yield* connectionActivity(ws, connection.id)).items
+        assert.ok(upload?.type === "upload" && upload.status === "pending" && upload.attempts === 1 && upload.last_error !== null && upload.next_attempt_at !== null)
+        assert.equal((yield* getConnection(ws, connection.id)).pending_uploads, 1)
+        // Not before its backoff.
+        yield* updateConnection(ws, connection.id, { outbound_dir: server.remote.outbound, poll_every: "1h" })
+        const [early] = yield* runDueSessions("instance-a")
+        assert.equal(early?.uploaded, 0)
+        yield* Effect.sleep(1100)
+        const [later] = yield* runDueSessions("instance-a")
+        assert.equal(later?.uploaded, 1)
+        assert.deepEqual(readdirSync(server.local.outbound), [`837p-000000001-${batch.id}.x12`])
+        const [done] = (yield* connectionActivity(ws, connection.id)).items
+        assert.ok(done?.type === "upload" && done.status === "uploaded" && done.attempts === 2)
+      })
+    ))
+
+  test("a file larger than the inbound limit is not downloaded; it is recorded as failed and kept", () =>
+    runWith(
+      layer({ ...fastSettings, maxFileBytes: 100 }),
+      Effect.gen(function* () {
+        clean()
+        const { ws } = yield* setup(["PCN0012"])
+        const connection = yield* createConnection(ws, connectionInput())
+        server.dropInbound("large.x12", make277(990, [{ pcn: "PCN0012", category: "A2" }]))
+        const [run] = yield* runDueSessions("instance-a")
+        assert.equal(run?.pickup_failures, 1)
+        const [pickup] = (yield* connectionActivity(ws, connection.id)).items
+        assert.ok(pickup?.type === "pickup" && pickup.status === "failed" && /^file_too_large/.test(pickup.error ?? ""))
+        assert.equal((yield* listX12Files(ws, {})).items.length, 0)
+        assert.deepEqual(readdirSync(server.local.inbound), ["large.x12"])
+      })
+    ))
 })
