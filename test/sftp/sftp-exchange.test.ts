@@ -367,4 +367,25 @@ describe("SFTP drop and pickup against OpenSSH", () => {
         assert.deepEqual(readdirSync(server.local.inbound), ["large.x12"])
       })
     ))
+
+  test("alerts: a batch with no 999 past the set time until one comes; a payer quiet past the set time", () =>
+    runWith(
+      layer({ ...fastSettings, ackAlertMs: 0, payerAlertMs: 0 }),
+      Effect.gen(function* () {
+        clean()
+        const { ws, claims } = yield* setup(["PCN0013"])
+        const connection = yield* createConnection(ws, connectionInput())
+        const batch = yield* createX12Batch(ws, [claims.PCN0013!])
+        yield* runDueSessions("instance-a")
+        const waiting = (yield* getConnection(ws, connection.id)).alerts ?? []
+        assert.deepEqual(waiting.map((a) => [a.code, a.subject]), [["no_999_for_batch", batch.id]])
+        server.dropInbound("ack.x12", make999(991, batch.group_control_number, [["0001", "A"]]))
+        server.dropInbound("remit.x12", make835(992, "CHK9", "20261201", [{ pcn: "NOCLAIM", charge: 100, paid: 100 }]))
+        yield* pollNow(ws, connection.id)
+        yield* runDueSessions("instance-a")
+        const after = (yield* getConnection(ws, connection.id)).alerts ?? []
+        // The 999 answered the batch; the payer of the 835 is now "quiet" at once (the set time is 0 here).
+        assert.deepEqual(after.map((a) => [a.code, a.subject]), [["no_835_from_payer", "EXHP1"]])
+      })
+    ))
 })
