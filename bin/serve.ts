@@ -101,7 +101,14 @@ export const serve = async (p: Parsed): Promise<never> => {
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
   // Clearinghouse connections: uploads and pickups left pending by an earlier run are taken up again.
-  const sftpWorker = runtime.runFork(runSftpWorker().pipe(Effect.provide(clearinghouseMetricsLayer(metrics.registry))))
+  const sftpWorker = runtime.runFork(
+    runSftpWorker({
+      // The code only: an error's text may name a remote file.
+      onRun: (run) => {
+        if (run.outcome === "failed") log("warn", "clearinghouse session failed", { connection: run.connection_id, code: run.error?.code ?? null })
+      }
+    }).pipe(Effect.provide(clearinghouseMetricsLayer(metrics.registry)))
+  )
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
