@@ -223,6 +223,7 @@ export const openSftpSession = (target: SftpTarget, timeouts: SftpTimeouts): Eff
     const writeAtomically = (dir: string, name: string, bytes: Uint8Array) =>
       Effect.gen(function* () {
         const temporary = joinRemote(dir, `.${name}.part`)
+        let closed = false
         yield* Effect.acquireUseRelease(
           call<Buffer>(`open ${temporary}`, (done) => sftp.open(temporary, "w", (err, handle) => done(err, handle))),
           (handle) =>
@@ -232,8 +233,11 @@ export const openSftpSession = (target: SftpTarget, timeouts: SftpTimeouts): Eff
                 const length = Math.min(CHUNK, data.length - at)
                 yield* call<void>(`write ${temporary}`, (done) => sftp.write(handle, data, at, length, at, (err) => done(err, undefined)))
               }
+              // A close the server refuses may mean the bytes are not all there: the upload fails.
+              closed = true
+              yield* closeHandle(handle)
             }),
-          (handle) => Effect.ignore(closeHandle(handle))
+          (handle) => (closed ? Effect.void : Effect.ignore(closeHandle(handle)))
         )
         yield* replace(temporary, joinRemote(dir, name))
       })
