@@ -1,5 +1,6 @@
 import type { Schema } from "effect"
-import { ClearinghouseConnectionRecord, ClearinghousePickupRecord, ClearinghouseUploadRecord } from "../domain/clearinghouse-connection.js"
+import { ClearinghouseConnectionRecord } from "../domain/clearinghouse-connection.js"
+import { ClearinghousePickupRecord, ClearinghouseUploadRecord } from "../domain/clearinghouse-transfers.js"
 import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"

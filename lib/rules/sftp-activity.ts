@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { type ConnectionActivity, pickupActivity, uploadActivity } from "../domain/clearinghouse-connection.js"
+import { type ConnectionActivity, pickupActivity, uploadActivity } from "../domain/clearinghouse-transfers.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, encodeToken, type Position, tokenScope } from "../domain/page.js"
 import { Storage } from "../ports/storage.js"

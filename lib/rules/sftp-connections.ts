@@ -1,14 +1,6 @@
 import { Effect, Option } from "effect"
 import { commit } from "./commit.js"
-import {
-  type ClearinghouseConnection,
-  type ClearinghouseConnectionRecord,
-  ConnectionNotFound,
-  type ConnectionSettings,
-  decodeConnectionCreate,
-  decodeConnectionPatch,
-  toConnectionView
-} from "../domain/clearinghouse-connection.js"
+import { type ClearinghouseConnection, type ClearinghouseConnectionRecord, ConnectionNotFound, type ConnectionSettings, decodeConnectionCreate, decodeConnectionPatch, toConnectionView } from "../domain/clearinghouse-connection.js"
 import type { StorageError } from "../domain/errors.js"
 import { isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, type Page, toPage, tokenScope } from "../domain/page.js"

@@ -1,12 +1,8 @@
 import { createHash } from "node:crypto"
 import { Effect, Either, Option } from "effect"
 import { commit } from "./commit.js"
-import {
-  type ClearinghouseConnectionRecord,
-  type ClearinghousePickupRecord,
-  PickupNotFound,
-  type PickupStatus
-} from "../domain/clearinghouse-connection.js"
+import { type ClearinghouseConnectionRecord, PickupNotFound } from "../domain/clearinghouse-connection.js"
+import { type ClearinghousePickupRecord, type PickupStatus } from "../domain/clearinghouse-transfers.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import { Clock, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"

@@ -1,11 +1,6 @@
 import { Effect, Schema } from "effect"
-import {
-  ClearinghouseConnection,
-  ConnectionActivity,
-  ConnectionCreate,
-  ConnectionPatch,
-  pickupActivity
-} from "../../lib/domain/clearinghouse-connection.js"
+import { ClearinghouseConnection, ConnectionCreate, ConnectionPatch } from "../../lib/domain/clearinghouse-connection.js"
+import { ConnectionActivity, pickupActivity } from "../../lib/domain/clearinghouse-transfers.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
 import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
