@@ -68,19 +68,23 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     }
     return serve(parsed)
   }
-  const members = groupMembers(first)
-  if (commands[first] === undefined && members.length > 0) {
-    if (isHelp(second)) {
-      process.stdout.write(groupHelpText(first, members))
-      return 0
-    }
-    const names = members.map(([name]) => name.slice(first.length + 1)).join(", ")
-    if (second === undefined) throw new UsageError(`${first} needs a command (${names}); see encounterd ${first} --help`)
-    if (commands[`${first} ${second}`] === undefined) {
-      throw new UsageError(`unknown command: ${first} ${second} (${first} has ${names}); see encounterd ${first} --help`)
+  // A command is named by up to three words (`clearinghouse connections create`); the longest that names one.
+  const named = [3, 2, 1].map((n) => argv.slice(0, n).join(" ")).find((n) => commands[n] !== undefined && n.split(" ").length <= argv.length)
+  if (named === undefined) {
+    const group = [2, 1].map((n) => argv.slice(0, n).join(" ")).find((g) => groupMembers(g).length > 0)
+    if (group !== undefined) {
+      const members = groupMembers(group)
+      const next = argv[group.split(" ").length]
+      if (isHelp(next)) {
+        process.stdout.write(groupHelpText(group, members))
+        return 0
+      }
+      const names = members.map(([name]) => name.slice(group.length + 1)).join(", ")
+      if (next === undefined) throw new UsageError(`${group} needs a command (${names}); see encounterd ${group} --help`)
+      throw new UsageError(`unknown command: ${group} ${next} (${group} has ${names}); see encounterd ${group} --help`)
     }
   }
-  const name = commands[first] !== undefined ? first : `${first} ${second ?? ""}`
+  const name = named ?? `${first} ${second ?? ""}`
   const command = commands[name]
   if (command === undefined) throw new UsageError(`unknown command: ${argv.slice(0, 2).join(" ")}; see encounterd --help`)
   const rest = argv.slice(name.split(" ").length)

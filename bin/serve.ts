@@ -5,6 +5,8 @@ import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
 import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
 import { sealedUnderAnotherKey } from "../lib/webhooks/stored-secrets.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
+import { runSftpWorker } from "../lib/sftp/worker.js"
+import { clearinghouseMetricsLayer } from "../server/clearinghouse-metrics.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -98,6 +100,15 @@ export const serve = async (p: Parsed): Promise<never> => {
   const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
+  // Clearinghouse connections: uploads and pickups left pending by an earlier run are taken up again.
+  const sftpWorker = runtime.runFork(
+    runSftpWorker({
+      // The code only: an error's text may name a remote file.
+      onRun: (run) => {
+        if (run.outcome === "failed") log("warn", "clearinghouse session failed", { connection: run.connection_id, code: run.error?.code ?? null })
+      }
+    }).pipe(Effect.provide(clearinghouseMetricsLayer(metrics.registry)))
+  )
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -119,7 +130,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       }, 9_000)
       void server
         .stop()
-        .then(() => runtime.runPromise(Fiber.interrupt(worker)))
+        .then(() => runtime.runPromise(Effect.zip(Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), { concurrent: true })))
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)

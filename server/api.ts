@@ -5,6 +5,7 @@ import { makeOpenApi, OpenApiDocument } from "./openapi.js"
 import { json, open, type Route } from "./route.js"
 import { claimRemittancesRoute, claimStatusCountsRoute, claimStatusRoute } from "./routes/claims.js"
 import { clearinghouseRoutes } from "./routes/clearinghouse.js"
+import { clearinghouseConnectionRoutes } from "./routes/clearinghouse-connections.js"
 import { compatEventRoute, compatEventsRoute, compatGetRoute, compatListRoute } from "./routes/compat.js"
 import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
@@ -33,6 +34,7 @@ const apiRoutes: ReadonlyArray<Route> = [
   intakeListRoute,
   intakeGetRoute,
   ...clearinghouseRoutes,
+  ...clearinghouseConnectionRoutes,
   ...x12Routes,
   ...webhookRoutes
 ]

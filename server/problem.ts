@@ -34,6 +34,7 @@ import type {
   WebhookEndpointNotFound,
   WebhooksUnavailable
 } from "../lib/domain/webhook-errors.js"
+import type { ConnectionNotFound, InvalidConnectionInput, PickupNotFound } from "../lib/domain/clearinghouse-connection.js"
 
 /** Failures that only exist over HTTP. */
 export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly scope: string }> {}
@@ -92,6 +93,9 @@ export type HttpFailure =
   | InvalidExportRequest
   | X12ReadError
   | X12WriteError
+  | InvalidConnectionInput
+  | ConnectionNotFound
+  | PickupNotFound
 
 /** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
 export const FieldIssueDoc = Schema.Struct({
@@ -169,6 +173,8 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "X12FileNotFound":
     case "WebhookEndpointNotFound":
     case "WebhookDeliveryNotFound":
+    case "ConnectionNotFound":
+    case "PickupNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "RouteNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
@@ -255,6 +261,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "InvalidEncounter":
     case "InvalidStatusChange":
     case "InvalidWebhookInput":
+    case "InvalidConnectionInput":
     case "InvalidBody":
       return {
         status: 422,

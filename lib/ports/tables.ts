@@ -1,4 +1,6 @@
 import type { Schema } from "effect"
+import { ClearinghouseConnectionRecord } from "../domain/clearinghouse-connection.js"
+import { ClearinghousePickupRecord, ClearinghouseUploadRecord } from "../domain/clearinghouse-transfers.js"
 import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
@@ -91,7 +93,29 @@ export const Tables = {
     generated: [],
     unique: { slot: ["workspace_id", "slot"] }
   }),
-  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
+  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} }),
+  clearinghouse_connections: table({
+    name: "clearinghouse_connections",
+    record: ClearinghouseConnectionRecord,
+    json: ["settings", "payers"],
+    generated: [],
+    unique: {}
+  }),
+  clearinghouse_uploads: table({
+    name: "clearinghouse_uploads",
+    record: ClearinghouseUploadRecord,
+    json: [],
+    generated: [],
+    unique: { batch: ["connection_id", "batch_id"] }
+  }),
+  clearinghouse_pickups: table({
+    name: "clearinghouse_pickups",
+    record: ClearinghousePickupRecord,
+    json: [],
+    generated: [],
+    unique: { seen: ["connection_id", "seen_key"] },
+    bigint: ["size", "mtime"]
+  })
 } as const
 
 export type Tables = typeof Tables
@@ -120,7 +144,10 @@ export const Pages = {
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },
-  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
+  clearinghouse_connections: { time: "created_at", filters: [] },
+  clearinghouse_uploads: { time: "created_at", filters: ["connection_id", "status"] },
+  clearinghouse_pickups: { time: "created_at", filters: ["connection_id", "status"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

@@ -4,9 +4,9 @@ import { Storage } from "../ports/storage.js"
 import { keyId, sealedKeyId, type SecretBoxKey } from "./secret-box.js"
 
 /**
- * The ids of the keys the database's signing secrets are sealed under, read from the newest
- * endpoint of each workspace (one indexed read per workspace): empty when no endpoint exists,
- * that is, when any key may be made for the database.
+ * The ids of the keys the database's signing secrets (and clearinghouse connections' secrets) are
+ * sealed under, read from the newest endpoint and connection of each workspace (indexed reads per
+ * workspace): empty when none exists, that is, when any key may be made for the database.
  */
 export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError, Storage> = Effect.gen(
   function* () {
@@ -15,6 +15,9 @@ export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError
     for (const ws of yield* storage.listWorkspaces()) {
       const [newest] = yield* storage.page("webhook_endpoints", ws.id, { limit: 1 })
       if (newest !== undefined) ids.add(sealedKeyId(newest.secret) ?? "")
+      // Clearinghouse connections' passwords and keys are sealed under the same key.
+      const [connection] = yield* storage.page("clearinghouse_connections", ws.id, { limit: 1 })
+      if (connection !== undefined) ids.add(sealedKeyId(connection.secret) ?? "")
     }
     return ids
   }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import * as apiSource from "./client/api.ts" with { type: "text" }
 import * as claimsSource from "./client/claims-view.ts" with { type: "text" }
 import * as clearinghouseSource from "./client/clearinghouse-view.ts" with { type: "text" }
+import * as connectionsSource from "./client/connections-view.ts" with { type: "text" }
 import * as domSource from "./client/dom.ts" with { type: "text" }
 import * as encounterSource from "./client/encounter-view.ts" with { type: "text" }
 import * as encountersSource from "./client/encounters-view.ts" with { type: "text" }
@@ -39,6 +40,7 @@ const scripts: Record<string, unknown> = {
   "api.js": apiSource,
   "claims-view.js": claimsSource,
   "clearinghouse-view.js": clearinghouseSource,
+  "connections-view.js": connectionsSource,
   "dom.js": domSource,
   "encounter-view.js": encounterSource,
   "encounters-view.js": encountersSource,

@@ -1,5 +1,6 @@
 import type { Route } from "../route.js"
 import { claimCountsRoute, claimWorkRoute, moveClaimRoute } from "./routes/claims.js"
+import { connectionActivityRoute, connectionRoute, connectionsRoute } from "./routes/clearinghouse-connections.js"
 import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
 import { consoleEventsRoute } from "./routes/events.js"
@@ -33,5 +34,8 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   x12BatchFileRoute,
   x12FilesRoute,
   x12FileOutcomesRoute,
-  x12FileRoute
+  x12FileRoute,
+  connectionsRoute,
+  connectionRoute,
+  connectionActivityRoute
 ]

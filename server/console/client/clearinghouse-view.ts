@@ -1,4 +1,5 @@
 import { getJson } from "./api.js"
+import { connectionsSection } from "./connections-view.js"
 import { facts, h, link, replace, table } from "./dom.js"
 import { pager } from "./encounters-view.js"
 import { dateTime, field, list, num, optStr, str, statusLabel } from "./format.js"
@@ -90,15 +91,16 @@ const filesSection = async (params: URLSearchParams) => {
 
 /** The exchange with the clearinghouse: batches sent and files received back, each list paged. */
 export const renderClearinghouse = async (main: HTMLElement, params: URLSearchParams) => {
-  const [batches, files] = await Promise.all([batchesSection(params), filesSection(params)])
+  const [connections, batches, files] = await Promise.all([connectionsSection(), batchesSection(params), filesSection(params)])
   replace(
     main,
     h("h1", {}, "Clearinghouse"),
     h(
       "p",
       { class: "help" },
-      "The 837P batches sent and the files the clearinghouse sent back (999, 277CA, 835), newest first. Batches are sent and files imported through the API (/api/x12) or the CLI."
+      "The 837P batches sent and the files the clearinghouse sent back (999, 277CA, 835), newest first. Batches are sent and files imported through the API (/api/x12) or the CLI, or carried by the SFTP connections below."
     ),
+    connections,
     batches,
     files
   )

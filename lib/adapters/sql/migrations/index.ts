@@ -13,6 +13,7 @@ import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 import x12Bounds from "./0012-x12-bounds.js"
 import encounterSearch from "./0013-encounter-search.js"
 import x12ContentKey from "./0015-x12-content-key.js"
+import clearinghouseConnections from "./0017-clearinghouse-connections.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -35,7 +36,8 @@ const all = {
   "11_webhook_endpoint_slots": webhookEndpointSlots,
   "12_x12_bounds": x12Bounds,
   "13_encounter_search": encounterSearch,
-  "15_x12_content_key": x12ContentKey
+  "15_x12_content_key": x12ContentKey,
+  "17_clearinghouse_connections": clearinghouseConnections
 }
 
 export const migrations = Migrator.fromRecord(all)
@@ -45,7 +47,7 @@ export const migrationsThrough = (id: number): Record<string, (typeof all)[keyof
   Object.fromEntries(Object.entries(all).filter(([key]) => Number(key.split("_")[0]) <= id))
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 15
+export const latestMigrationId = 17
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
