@@ -2,6 +2,7 @@ import type { Schema } from "effect"
 import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
+import { StatusCheckRecord, StatusCheckSettingsRecord } from "../domain/status-check.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
@@ -91,7 +92,22 @@ export const Tables = {
     generated: [],
     unique: { slot: ["workspace_id", "slot"] }
   }),
-  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
+  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} }),
+  // A follow-up is decided once however many instances decide it: its round is unique.
+  status_checks: table({
+    name: "status_checks",
+    record: StatusCheckRecord,
+    json: ["statuses", "effect"],
+    generated: [],
+    unique: { round: ["workspace_id", "round_key"] }
+  }),
+  status_check_settings: table({
+    name: "status_check_settings",
+    record: StatusCheckSettingsRecord,
+    json: ["settings"],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
+  })
 } as const
 
 export type Tables = typeof Tables
@@ -120,7 +136,9 @@ export const Pages = {
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },
-  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
+  // A claim's checks, and the checks in one state (the file export's queue, the core sender's).
+  status_checks: { time: "created_at", filters: ["claim_id", "status"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

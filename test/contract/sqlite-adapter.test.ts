@@ -369,7 +369,8 @@ describe("SQLite adapter: migrations", () => {
         status_changed_at: changed,
         patient_control_number: "OLD1",
         payer_claim_control_number: null,
-        processing_started_at: null
+        processing_started_at: null,
+        last_checked_at: null
       })
     } finally {
       await runtime.dispose()
