@@ -21,6 +21,7 @@ import type { Remittance835 } from "../x12/read/remit-835.js"
 import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
+import { plan277Status } from "./status-check-answers.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
@@ -168,7 +169,7 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
   })
 
 /**
- * Imports one 999, 277CA or 835 interchange. In one write the file is stored (bytes as received,
+ * Imports one 999, 277CA, 277 (status response, see status-check-answers.ts) or 835 interchange. In one write the file is stored (bytes as received,
  * with what it did) and its effects applied: status moves along the transition table, each with
  * its StatusUpdated event; acknowledgments; the payer's claim control numbers; remittances. A
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
@@ -227,6 +228,7 @@ export const importX12File = (upload: X12Upload) =>
       const plan = makeImportPlan(ws, at, () => ids.next())
       if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
       else if (parsed.kind === "277CA") yield* plan277(plan, parsed)
+      else if (parsed.kind === "277") yield* plan277Status(ws, plan, parsed, at)
       else yield* plan835(plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
       const summary = summarize(outcomes)
