@@ -83,7 +83,17 @@ export const answeredCheck = (
     "status_checks",
     check.id,
     { workspace_id: ws, status: check.status },
-    { status: "answered", answered_at: at, statuses: [...statuses], effect, error: null, next_attempt_at: null, lease_owner: null, lease_expires_at: null },
+    {
+      status: "answered",
+      sent_at: check.sent_at ?? at,
+      answered_at: at,
+      statuses: [...statuses],
+      effect,
+      error: null,
+      next_attempt_at: null,
+      lease_owner: null,
+      lease_expires_at: null
+    },
     "stale"
   )
 
