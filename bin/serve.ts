@@ -5,6 +5,7 @@ import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
 import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
 import { sealedUnderAnotherKey } from "../lib/webhooks/stored-secrets.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
+import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -17,7 +18,7 @@ import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
   usage:
-    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE]",
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE] [--status-check-poll 60]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -31,6 +32,7 @@ export const serveSpec: CommandSpec = {
     synchronous: { type: "string", env: "ENCOUNTERD_SYNCHRONOUS", help: "SQLite synchronous: FULL (default, survives power loss) or NORMAL" },
     "metrics-key": { type: "string", env: "ENCOUNTERD_METRICS_KEY", help: "Require Authorization: Bearer KEY on GET /metrics (default: open)" },
     "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
+    "status-check-poll": { type: "string", env: "ENCOUNTERD_STATUS_CHECK_POLL", help: "Seconds between looks for due claim status follow-ups (default 60)" },
     ...consoleFlagSpecs,
     ...webhookFlagSpecs
   }
@@ -98,6 +100,9 @@ export const serve = async (p: Parsed): Promise<never> => {
   const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
+  // Follow-ups due while the server was down are made at start; queued core checks are sent again.
+  const statusCheckPoll = int(p, "status-check-poll", 1)
+  const checks = runtime.runFork(runStatusCheckWorker({ pollMs: (statusCheckPoll ?? 60) * 1000 }))
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -120,6 +125,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       void server
         .stop()
         .then(() => runtime.runPromise(Fiber.interrupt(worker)))
+        .then(() => runtime.runPromise(Fiber.interrupt(checks)))
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)
