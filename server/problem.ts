@@ -178,7 +178,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "StatusCheckSettingsNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "ClaimNotSubmitted":
-      return { status: 409, code: "not_submitted", title: "Claim not submitted", detail: e.message, extra: { claim_id: e.claim_id, current_status: e.status } }
+      return { status: 409, code: "not_submitted", title: "Claim not submitted", detail: e.message }
     case "RouteNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
     case "MethodNotAllowed":
