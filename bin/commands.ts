@@ -16,6 +16,7 @@ import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
 import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
+import { statusCheckCommands } from "./status-check-commands.js"
 
 export { dbPath, withDb, type Command } from "./db-command.js"
 
@@ -111,5 +112,6 @@ export const commands: Record<string, Command> = {
         { create: true }
       )
   },
-  ...x12Commands
+  ...x12Commands,
+  ...statusCheckCommands
 }
