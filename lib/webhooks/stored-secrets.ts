@@ -5,8 +5,8 @@ import { keyId, sealedKeyId, type SecretBoxKey } from "./secret-box.js"
 
 /**
  * The ids of the keys the database's signing secrets are sealed under, read from the newest
- * endpoint of each workspace (one indexed read per workspace): empty when no endpoint exists,
- * that is, when any key may be made for the database.
+ * endpoint of each workspace and its status check settings' core password (indexed reads per
+ * workspace): empty when no sealed secret exists, that is, when any key may be made for the database.
  */
 export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError, Storage> = Effect.gen(
   function* () {
@@ -15,6 +15,10 @@ export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError
     for (const ws of yield* storage.listWorkspaces()) {
       const [newest] = yield* storage.page("webhook_endpoints", ws.id, { limit: 1 })
       if (newest !== undefined) ids.add(sealedKeyId(newest.secret) ?? "")
+      // The status checks' core password is sealed under the same key.
+      const checks = yield* storage.get("status_check_settings", ws.id, ws.id)
+      const password = Option.isSome(checks) ? checks.value.settings.core?.password : undefined
+      if (password !== undefined) ids.add(sealedKeyId(password) ?? "")
     }
     return ids
   }
