@@ -17,6 +17,7 @@ import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { clearinghouseCommands } from "./clearinghouse-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
+import { statusCheckCommands } from "./status-check-commands.js"
 
 export { dbPath, withDb, type Command } from "./db-command.js"
 
@@ -113,5 +114,6 @@ export const commands: Record<string, Command> = {
       )
   },
   ...x12Commands,
-  ...clearinghouseCommands
+  ...clearinghouseCommands,
+  ...statusCheckCommands
 }

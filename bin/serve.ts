@@ -7,6 +7,7 @@ import { sealedUnderAnotherKey } from "../lib/webhooks/stored-secrets.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
 import { runSftpWorker } from "../lib/sftp/worker.js"
 import { clearinghouseMetricsLayer } from "../server/clearinghouse-metrics.js"
+import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -19,7 +20,7 @@ import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
   usage:
-    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE]",
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE] [--status-check-poll 60]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -33,6 +34,7 @@ export const serveSpec: CommandSpec = {
     synchronous: { type: "string", env: "ENCOUNTERD_SYNCHRONOUS", help: "SQLite synchronous: FULL (default, survives power loss) or NORMAL" },
     "metrics-key": { type: "string", env: "ENCOUNTERD_METRICS_KEY", help: "Require Authorization: Bearer KEY on GET /metrics (default: open)" },
     "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
+    "status-check-poll": { type: "string", env: "ENCOUNTERD_STATUS_CHECK_POLL", help: "Seconds between looks for due claim status follow-ups (default 60)" },
     ...consoleFlagSpecs,
     ...webhookFlagSpecs
   }
@@ -109,6 +111,9 @@ export const serve = async (p: Parsed): Promise<never> => {
       }
     }).pipe(Effect.provide(clearinghouseMetricsLayer(metrics.registry)))
   )
+  // Follow-ups due while the server was down are made at start; queued core checks are sent again.
+  const statusCheckPoll = int(p, "status-check-poll", 1)
+  const checks = runtime.runFork(runStatusCheckWorker({ pollMs: (statusCheckPoll ?? 60) * 1000 }))
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -130,7 +135,9 @@ export const serve = async (p: Parsed): Promise<never> => {
       }, 9_000)
       void server
         .stop()
-        .then(() => runtime.runPromise(Effect.zip(Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), { concurrent: true })))
+        .then(() =>
+          runtime.runPromise(Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks)], { concurrency: "unbounded" }))
+        )
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)

@@ -165,6 +165,28 @@ export {
   X12File
 } from "./domain/x12-exchange.js"
 export { Remittance, REMITTANCES_SHOWN } from "./domain/remittance.js"
+/**
+ * Claim status inquiries (276 out, 277 in; docs/status-checks.md). `requestStatusCheck(ws,
+ * claimId)` → a queued `StatusCheck` (`ClaimNotFound`, `ClaimNotSubmitted` for draft and
+ * not_billable claims); `listStatusChecks` pages a claim's checks newest first, `getStatusCheck`
+ * reads one (`StatusCheckNotFound`). `export276(ws, claimIds?)` writes the queued file-transport
+ * checks as one 276 and marks them sent; an imported 277 (`importX12File`) answers them.
+ * `put/getStatusCheckSettings` set the follow-up schedule and transport (the core password sealed
+ * with `WebhookSettings`' key). `StatusCheckWorker.layer()` makes due follow-ups and sends `core`
+ * checks over the CAQH CORE envelope while the layer is alive.
+ */
+export { getStatusCheck, listStatusChecks, requestStatusCheck } from "./rules/status-checks.js"
+export { export276 } from "./rules/status-checks-export.js"
+export { getStatusCheckSettings, putStatusCheckSettings } from "./rules/status-check-settings.js"
+export { StatusCheckWorker, type StatusCheckWorkerOptions } from "./rules/status-checks-worker.js"
+export { categoryEffect, needsAttention, StatusCheck } from "./domain/status-check.js"
+export {
+  ClaimNotSubmitted,
+  InvalidStatusCheckSettings,
+  StatusCheckNotFound,
+  StatusCheckSettings,
+  StatusCheckSettingsNotFound
+} from "./domain/status-check-settings.js"
 export {
   BatchTransitionsRefused,
   ClearinghouseNotConfigured,

@@ -10,6 +10,7 @@ import { compatEventRoute, compatEventsRoute, compatGetRoute, compatListRoute } 
 import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { healthRoute, metricsRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
+import { statusCheckRoutes } from "./routes/status-checks.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { x12Routes } from "./routes/x12.js"
 
@@ -36,6 +37,7 @@ const apiRoutes: ReadonlyArray<Route> = [
   ...clearinghouseRoutes,
   ...clearinghouseConnectionRoutes,
   ...x12Routes,
+  ...statusCheckRoutes,
   ...webhookRoutes
 ]
 

@@ -18,6 +18,7 @@ import {
   type UnavailableReason
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
+import type { ClaimNotSubmitted, InvalidStatusCheckSettings, StatusCheckNotFound, StatusCheckSettingsNotFound } from "../lib/domain/status-check-settings.js"
 import type {
   BatchTransitionsRefused,
   ClearinghouseNotConfigured,
@@ -96,6 +97,10 @@ export type HttpFailure =
   | InvalidConnectionInput
   | ConnectionNotFound
   | PickupNotFound
+  | StatusCheckNotFound
+  | StatusCheckSettingsNotFound
+  | ClaimNotSubmitted
+  | InvalidStatusCheckSettings
 
 /** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
 export const FieldIssueDoc = Schema.Struct({
@@ -175,7 +180,11 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "WebhookDeliveryNotFound":
     case "ConnectionNotFound":
     case "PickupNotFound":
+    case "StatusCheckNotFound":
+    case "StatusCheckSettingsNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
+    case "ClaimNotSubmitted":
+      return { status: 409, code: "not_submitted", title: "Claim not submitted", detail: e.message }
     case "RouteNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
     case "MethodNotAllowed":
@@ -241,6 +250,8 @@ export const toProblem = (e: HttpFailure): Problem => {
         detail: `${e.errors.length} problem(s) in the clearinghouse settings`,
         errors: e.errors
       }
+    case "InvalidStatusCheckSettings":
+      return { status: 422, code: "validation_failed", title: "Validation failed", detail: `${e.errors.length} problem(s) in the status check settings`, errors: e.errors }
     case "X12ReadError":
       return {
         status: 422,

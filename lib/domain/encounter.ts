@@ -39,7 +39,9 @@ export const ClaimRecord = Schema.Struct({
   /** The payer's claim control number (277CA REF*1K, 835 CLP07), once a response named it. */
   payer_claim_control_number: Schema.NullOr(Schema.String),
   /** When a 277CA said the payer accepted the claim into adjudication (A2). */
-  processing_started_at: Schema.NullOr(Schema.String)
+  processing_started_at: Schema.NullOr(Schema.String),
+  /** When a status inquiry (277) last answered about the claim. */
+  last_checked_at: Schema.NullOr(Schema.String)
 })
 export type ClaimRecord = typeof ClaimRecord.Type
 
@@ -71,6 +73,7 @@ export const EncounterRow = Schema.Struct({
   latest_claim_patient_control_number: ClaimRecord.fields.patient_control_number,
   latest_claim_payer_claim_control_number: ClaimRecord.fields.payer_claim_control_number,
   latest_claim_processing_started_at: ClaimRecord.fields.processing_started_at,
+  latest_claim_last_checked_at: ClaimRecord.fields.last_checked_at,
   /** When the latest claim's latest remittance came in; null while it has none (no lookup needed). */
   latest_claim_remittances_at: Schema.NullOr(Schema.String),
   /**
@@ -126,7 +129,8 @@ const latestClaimCopies = {
   status_changed_at: "latest_claim_status_changed_at",
   patient_control_number: "latest_claim_patient_control_number",
   payer_claim_control_number: "latest_claim_payer_claim_control_number",
-  processing_started_at: "latest_claim_processing_started_at"
+  processing_started_at: "latest_claim_processing_started_at",
+  last_checked_at: "latest_claim_last_checked_at"
 } as const satisfies { readonly [K in keyof ClaimRecord]?: keyof EncounterRow }
 
 /** What the encounter's row copies of claim columns being set: the `latest_claim_*` columns. */
@@ -189,7 +193,8 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
     status_changed_at: r.latest_claim_status_changed_at,
     patient_control_number: r.latest_claim_patient_control_number,
     payer_claim_control_number: r.latest_claim_payer_claim_control_number,
-    processing_started_at: r.latest_claim_processing_started_at
+    processing_started_at: r.latest_claim_processing_started_at,
+    last_checked_at: r.latest_claim_last_checked_at
   },
   revision: r.revision
 })
@@ -307,7 +312,7 @@ export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: Readonl
   created_at: c.created_at,
   status: c.status,
   status_changed_at: c.status_changed_at,
-  last_checked_at: null,
+  last_checked_at: c.last_checked_at,
   processing_started_at: c.processing_started_at,
   processing_ended_at: null,
   patient_control_number: c.patient_control_number,

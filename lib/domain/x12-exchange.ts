@@ -56,7 +56,7 @@ export const toX12Batch = (b: X12BatchRecord): X12Batch => ({
   created_at: b.created_at
 })
 
-export const InboundKinds = ["999", "277CA", "835"] as const
+export const InboundKinds = ["999", "277CA", "835", "277"] as const
 export const InboundKind = Schema.Literal(...InboundKinds)
 export type InboundKind = typeof InboundKind.Type
 

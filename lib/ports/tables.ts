@@ -4,6 +4,7 @@ import { ClearinghousePickupRecord, ClearinghouseUploadRecord } from "../domain/
 import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
+import { StatusCheckRecord, StatusCheckSettingsRecord } from "../domain/status-check.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
@@ -115,6 +116,21 @@ export const Tables = {
     generated: [],
     unique: { seen: ["connection_id", "seen_key"] },
     bigint: ["size", "mtime"]
+  }),
+  // A follow-up is decided once however many instances decide it: its round is unique.
+  status_checks: table({
+    name: "status_checks",
+    record: StatusCheckRecord,
+    json: ["statuses", "effect"],
+    generated: [],
+    unique: { round: ["workspace_id", "round_key"] }
+  }),
+  status_check_settings: table({
+    name: "status_check_settings",
+    record: StatusCheckSettingsRecord,
+    json: ["settings"],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
   })
 } as const
 
@@ -147,7 +163,9 @@ export const Pages = {
   webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
   clearinghouse_connections: { time: "created_at", filters: [] },
   clearinghouse_uploads: { time: "created_at", filters: ["connection_id", "status"] },
-  clearinghouse_pickups: { time: "created_at", filters: ["connection_id", "status"] }
+  clearinghouse_pickups: { time: "created_at", filters: ["connection_id", "status"] },
+  // A claim's checks, and the checks in one state (the file export's queue, the core sender's).
+  status_checks: { time: "created_at", filters: ["claim_id", "status"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

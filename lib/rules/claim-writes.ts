@@ -16,11 +16,11 @@ export interface ClaimRef {
   readonly claimId: ClaimId
 }
 
-/** Sets claim columns without an event (acknowledgments, the payer's control number). */
+/** Sets claim columns without an event (acknowledgments, the payer's control number, a status inquiry's answer). */
 export const setClaimColumns = (
   ws: WorkspaceId,
   ref: ClaimRef,
-  set: Partial<Pick<ClaimRecord, "payer_claim_control_number" | "processing_started_at">>
+  set: Partial<Pick<ClaimRecord, "payer_claim_control_number" | "processing_started_at" | "last_checked_at">>
 ): ReadonlyArray<Step<never>> => [
   update("claims", ref.claimId, { workspace_id: ws }, set),
   ...(ref.latestClaimId === ref.claimId ? [update("encounters", ref.encounterId, { workspace_id: ws, latest_claim_id: ref.claimId }, latestClaimCopy(set))] : [])

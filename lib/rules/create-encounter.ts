@@ -179,7 +179,8 @@ const newEncounter = (
       status_changed_at: at,
       patient_control_number: pcn,
       payer_claim_control_number: null,
-      processing_started_at: null
+      processing_started_at: null,
+      last_checked_at: null
     },
     event: {
       id: EventId.make(nextId()),

@@ -6,6 +6,7 @@ import { type Ack999, read999Paced } from "../x12/read/ack-999.js"
 import { detectKind, type Interchange, readInterchangePaced } from "../x12/read/interchange.js"
 import type { Paced } from "../x12/read/paced.js"
 import { read835Paced, type Remittance835 } from "../x12/read/remit-835.js"
+import { readStatus277Paced, type Status277Response } from "../x12/read/status-277.js"
 import { beyondBounds } from "./x12-import-bounds.js"
 
 /**
@@ -14,7 +15,7 @@ import { beyondBounds } from "./x12-import-bounds.js"
  * (`x12-import-bounds.ts`).
  */
 
-export type Parsed = Ack999 | Ack277CA | Remittance835
+export type Parsed = Ack999 | Ack277CA | Remittance835 | Status277Response
 
 /** Reads the bytes as one 999, 277CA or 835 interchange; anything else is an `X12ReadError`. */
 export interface ParsedFile {
@@ -41,10 +42,13 @@ export function* parsePaced(text: string): Paced<Either.Either<ParsedFile, X12Re
     case "835":
       parsed = yield* read835Paced(interchange)
       break
+    case "277":
+      parsed = yield* readStatus277Paced(interchange)
+      break
     case "837P":
-      return Either.left(new X12ReadError({ ...at, reason: "an 837P is what this service sends; import takes a 999, 277CA or 835" }))
+      return Either.left(new X12ReadError({ ...at, reason: "an 837P is what this service sends; import takes a 999, 277CA, 277 or 835" }))
     case "unknown":
-      return Either.left(new X12ReadError({ ...at, reason: "expected a 999, 277CA (005010X214) or 835 transaction set" }))
+      return Either.left(new X12ReadError({ ...at, reason: "expected a 999, 277CA (005010X214), 277 (005010X212) or 835 transaction set" }))
   }
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const beyond = beyondBounds(interchange, parsed.right)

@@ -22,6 +22,7 @@ import { plan277 } from "./x12-import-277.js"
 import { plan835 } from "./x12-import-835.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
+import { plan277Status } from "./status-check-answers.js"
 import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
@@ -116,7 +117,7 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
   })
 
 /**
- * Imports one 999, 277CA or 835 interchange. In one write the file is stored (bytes as received,
+ * Imports one 999, 277CA, 277 (status response, see status-check-answers.ts) or 835 interchange. In one write the file is stored (bytes as received,
  * with what it did) and its effects applied: status moves along the transition table, each with
  * its StatusUpdated event; acknowledgments; the payer's claim control numbers; remittances. A
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
@@ -181,6 +182,7 @@ export const importX12File = (upload: X12Upload) =>
       const plan = makeImportPlan(ws, at, () => ids.next())
       if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
       else if (parsed.kind === "277CA") yield* plan277(ws, plan, parsed)
+      else if (parsed.kind === "277") yield* plan277Status(ws, plan, parsed, at)
       else yield* plan835(ws, plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
       const summary = summarize(outcomes)

@@ -7,6 +7,9 @@ import { keyId, sealedKeyId, type SecretBoxKey } from "./secret-box.js"
  * The ids of the keys the database's signing secrets (and clearinghouse connections' secrets) are
  * sealed under, read from the newest endpoint and connection of each workspace (indexed reads per
  * workspace): empty when none exists, that is, when any key may be made for the database.
+ * The ids of the keys the database's signing secrets are sealed under, read from the newest
+ * endpoint of each workspace and its status check settings' core password (indexed reads per
+ * workspace): empty when no sealed secret exists, that is, when any key may be made for the database.
  */
 export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError, Storage> = Effect.gen(
   function* () {
@@ -18,6 +21,10 @@ export const sealedSecretKeyIds: Effect.Effect<ReadonlySet<string>, StorageError
       // Clearinghouse connections' passwords and keys are sealed under the same key.
       const [connection] = yield* storage.page("clearinghouse_connections", ws.id, { limit: 1 })
       if (connection !== undefined) ids.add(sealedKeyId(connection.secret) ?? "")
+      // The status checks' core password is sealed under the same key.
+      const checks = yield* storage.get("status_check_settings", ws.id, ws.id)
+      const password = Option.isSome(checks) ? checks.value.settings.core?.password : undefined
+      if (password !== undefined) ids.add(sealedKeyId(password) ?? "")
     }
     return ids
   }

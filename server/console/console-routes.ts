@@ -7,6 +7,7 @@ import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
 import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
+import { consoleCheckNowRoute, consoleStatusChecksRoute } from "./routes/status-checks.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
@@ -22,6 +23,8 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   claimCountsRoute,
   claimWorkRoute,
   moveClaimRoute,
+  consoleStatusChecksRoute,
+  consoleCheckNowRoute,
   intakeListRoute,
   intakeGetRoute,
   consoleEventsRoute,

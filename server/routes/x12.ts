@@ -99,7 +99,7 @@ export const importRoute = authed(
     path: "/api/x12/inbound",
     operationId: "importX12File",
     tag: "Clearinghouse",
-    summary: "Import a 999, 277CA or 835 the clearinghouse sent back (scope claims:write)",
+    summary: "Import a 999, 277CA, 277 or 835 the clearinghouse sent back (scope claims:write)",
     description:
       "One interchange, up to 10 MiB. The file is stored with what it did in the same transaction as its effects: status moves along the transition table (each with its StatusUpdated event), acknowledgments, payer claim control numbers, remittances. The same interchange again (same sender and ISA13, or the same bytes) answers the first import with duplicate: true and applies nothing. A malformed file is 422 invalid_x12 naming the segment and its 1-based position, and applies nothing. What one file does is bounded: a claim a 999 or 277CA names more than once has one outcome (the file's last decision on it; its detail counts the entries); an 835 may carry at most 3 CLPs for one claim (a reversal, its correction and one more), each a remittance and an outcome, and a file with more is refused (422); a 999 may acknowledge at most 100 batches; at most 1000 entries naming no claim of the workspace are listed, the rest counted in one more outcome; an element longer than 1000 characters is refused. The answer lists the first 1000 outcomes with a summary; all are at /api/x12/files/{id}/outcomes.",
     scope: "claims:write",

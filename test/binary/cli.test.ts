@@ -28,6 +28,9 @@ describe("encounterd CLI: help and usage errors", () => {
     ["keys", "revoke"],
     ["claims", "set-status"],
     ["claims", "remittances"],
+    ["claims", "check"],
+    ["status-checks", "set"],
+    ["status-checks", "show"],
     ["backup"],
     ["restore"],
     ["migrate"]

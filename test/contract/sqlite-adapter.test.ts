@@ -369,7 +369,8 @@ describe("SQLite adapter: migrations", () => {
         status_changed_at: changed,
         patient_control_number: "OLD1",
         payer_claim_control_number: null,
-        processing_started_at: null
+        processing_started_at: null,
+        last_checked_at: null
       })
     } finally {
       await runtime.dispose()
@@ -395,12 +396,15 @@ describe("SQLite adapter: migrations", () => {
           const sql = yield* makeSqliteSqlClient(driver, reads)
           yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord(before) }), SqlClient.SqlClient, sql)
           for (const column of later) driver.exec(`ALTER TABLE encounters ADD COLUMN ${column}`)
+          // Migration 16's claim column, which today's writes of a claim name.
+          driver.exec("ALTER TABLE claims ADD COLUMN last_checked_at TEXT")
           const storage = yield* makeSqliteStorage(driver, reads, { readCache: false })
           return yield* Effect.provide(Effect.provideService(body, Storage, storage), liveServices)
         })
       )
     )
     for (const column of later) driver.exec(`ALTER TABLE encounters DROP COLUMN ${column.split(" ")[0]}`)
+    driver.exec("ALTER TABLE claims DROP COLUMN last_checked_at")
     driver.close()
     return { file, made }
   }
@@ -410,7 +414,9 @@ describe("SQLite adapter: migrations", () => {
     "patient_date_of_birth TEXT NOT NULL DEFAULT ''",
     "date_of_service TEXT",
     "payer_id TEXT",
-    "billed_cents INTEGER NOT NULL DEFAULT 0"
+    "billed_cents INTEGER NOT NULL DEFAULT 0",
+    // Migration 16's copy of the claim's last_checked_at.
+    "latest_claim_last_checked_at TEXT"
   ]
   const throughMigration5 = migrationsThrough(5)
 

@@ -21,6 +21,7 @@ import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
+import { statusChecksContract } from "./status-checks.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
 import { x12RealFilesContract } from "./x12-real-files.contract.js"
 
@@ -687,4 +688,5 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
     encounterSearchContract(run, { test })
+    statusChecksContract((effect) => run(effect), { test })
   })

@@ -8,6 +8,7 @@ import { allIds, isJson, makeRequestChecker, makeResponseChecker, redoclyProblem
 import { createBodies } from "./openapi-payloads.js"
 import { driveClearinghouse } from "./openapi-x12.js"
 import { driveConnections } from "./openapi-sftp.js"
+import { driveStatusChecks } from "./openapi-status-checks.js"
 
 /**
  * The served OpenAPI document is valid OpenAPI 3.1, and it tells the truth: every route is driven
@@ -178,6 +179,7 @@ describe("every route, driven over HTTP", () => {
   }, SLOW)
 
   test("the clearinghouse routes: successes and declared errors", () => driveClearinghouse(hit, server, tight), SLOW)
+  test("the status check routes: successes and declared errors", () => driveStatusChecks(hit, server, tight), SLOW)
 
   test("the clearinghouse connection routes: successes and declared errors", () => driveConnections(hit, server), SLOW)
 

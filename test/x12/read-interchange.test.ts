@@ -83,11 +83,11 @@ describe("tokenizer and envelopes", () => {
     expect(failure(good.replace("GS*FA", "XX*FA")).message).toBe("expected GS or IEA at segment 2 (XX)")
   })
 
-  test("the kind comes from ST01 (and GS08 for the 277CA); interpreters refuse another kind", () => {
+  test("the kind comes from ST01 (and GS08 for the 277CA and the 277); interpreters refuse another kind", () => {
     const kinds = ["999-mixed.x12", "277ca-mixed.x12", "835-mixed.x12"].map((f) => detectKind(right(readInterchange(x12Fixture(f)))))
     expect(kinds).toEqual(["999", "277CA", "835"])
     const status277 = x12Fixture("277ca-mixed.x12").replace("005010X214~", "005010X212~").replace("005010X214~", "005010X212~")
-    expect(detectKind(right(readInterchange(status277)))).toBe("unknown")
+    expect(detectKind(right(readInterchange(status277)))).toBe("277")
     expect(left(read835(right(readInterchange(good)))).message).toBe("expected a 835 transaction set, found 999 at segment 3 (ST)")
   })
 })

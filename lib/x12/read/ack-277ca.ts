@@ -95,6 +95,7 @@ const statusCode = (s: ReadSegment, n: number): StatusCode277 | undefined => {
   return { category, status, entity: entity === "" ? undefined : entity }
 }
 
+/** One STC: its codes (STC01, STC10, STC11), date, action, amount and text. */
 export const readStatus = (s: ReadSegment): Status277 => {
   const first = statusCode(s, 1)
   if (first === undefined) throw fail(s, "STC01 is required")

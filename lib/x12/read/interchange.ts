@@ -162,8 +162,8 @@ export function* readInterchangePaced(text: string): Paced<Either.Either<Interch
 /** `readInterchangePaced` run through at once. */
 export const readInterchange = (text: string): Either.Either<Interchange, X12ReadError> => runPaced(readInterchangePaced(text))
 
-/** What an interchange holds, from its first transaction set (ST01, and GS08 for a 277CA). */
-export type X12Kind = "999" | "277CA" | "835" | "837P" | "unknown"
+/** What an interchange holds, from its first transaction set (ST01, and GS08 for a 277CA or 277). */
+export type X12Kind = "999" | "277CA" | "277" | "835" | "837P" | "unknown"
 
 export const detectKind = (interchange: Interchange): X12Kind => {
   const group = interchange.groups[0]
@@ -171,6 +171,8 @@ export const detectKind = (interchange: Interchange): X12Kind => {
   if (group === undefined || set === undefined) return "unknown"
   if (set.id === "999") return "999"
   if (set.id === "277" && group.version.includes("X214")) return "277CA"
+  // The claim status response, our 276's answer.
+  if (set.id === "277" && group.version.includes("X212")) return "277"
   if (set.id === "835") return "835"
   if (set.id === "837" && group.version.includes("X222")) return "837P"
   return "unknown"

@@ -2,6 +2,7 @@ import { canWriteClaims, getJson } from "./api.js"
 import { facts, h, link, redraw, replace, table } from "./dom.js"
 import { address, dateTime, dollars, field, list, num, optStr, personName, str, strings, statusLabel } from "./format.js"
 import { moveClaimForm } from "./move-claim.js"
+import { statusChecksSection } from "./status-checks-view.js"
 
 const section = (title: string, id: string, ...body: ReadonlyArray<Node | null>) =>
   h("section", { "aria-labelledby": id }, h("h2", { id }, title), ...body)
@@ -231,6 +232,7 @@ export const renderEncounter = async (main: HTMLElement, id: string) => {
       move
     ),
     remittances(claim),
+    statusChecksSection(str(claim, "id"), optStr(claim, "last_checked_at") ?? undefined),
     timeline(data),
     intakeLink(optStr(data, "intake_request_id"))
   )

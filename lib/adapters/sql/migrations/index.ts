@@ -13,6 +13,7 @@ import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 import x12Bounds from "./0012-x12-bounds.js"
 import encounterSearch from "./0013-encounter-search.js"
 import x12ContentKey from "./0015-x12-content-key.js"
+import statusChecks from "./0016-status-checks.js"
 import clearinghouseConnections from "./0017-clearinghouse-connections.js"
 
 /**
@@ -37,6 +38,7 @@ const all = {
   "12_x12_bounds": x12Bounds,
   "13_encounter_search": encounterSearch,
   "15_x12_content_key": x12ContentKey,
+  "16_status_checks": statusChecks,
   "17_clearinghouse_connections": clearinghouseConnections
 }
 
