@@ -2,6 +2,7 @@ import type { Schema } from "effect"
 import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter.js"
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
+import { TaskRecord, WorkQueueSettingsRecord } from "../domain/task.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
@@ -91,7 +92,23 @@ export const Tables = {
     generated: [],
     unique: { slot: ["workspace_id", "slot"] }
   }),
-  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
+  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} }),
+  // One open task per claim and type: `open_key` is `claim|type` only while the task is open.
+  tasks: table({
+    name: "tasks",
+    record: TaskRecord,
+    json: ["causes", "notes"],
+    generated: [],
+    unique: { open: ["workspace_id", "open_key"] },
+    revision: "revision"
+  }),
+  work_queue_settings: table({
+    name: "work_queue_settings",
+    record: WorkQueueSettingsRecord,
+    json: [],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
+  })
 } as const
 
 export type Tables = typeof Tables
@@ -108,6 +125,8 @@ export type WorkspaceTable = Exclude<TableName, "workspaces" | "events">
 interface PageKey<T extends TableName> {
   readonly time: keyof RecordOf<T> & string
   readonly filters: ReadonlyArray<keyof RecordOf<T> & string>
+  /** Oldest first instead (a queue by due date). */
+  readonly oldestFirst?: true
 }
 
 /**
@@ -120,7 +139,9 @@ export const Pages = {
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },
-  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
+  // The work queue, oldest due first; `open_claim_id` reads a claim's open tasks.
+  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id", "open_claim_id"], oldestFirst: true }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

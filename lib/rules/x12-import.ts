@@ -18,10 +18,11 @@ import type { Ack277CA } from "../x12/read/ack-277ca.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
 import type { Remittance835 } from "../x12/read/remit-835.js"
-import { actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import { type Action999, actionsFrom999, type StatusAction, statusFrom277Claim, statusFrom835Claim } from "../x12/status-mapping.js"
+import { detailOf277, detailOf999Set, detailsOf835 } from "./task-causes-x12.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
-import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
+import { type ImportPlan, makeImportPlan, type TaskDetail } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
 export interface X12Upload {
@@ -42,13 +43,19 @@ const setKey = (control: string) => {
  * are one decision, the last; each claim of the sets decided gets the last decision that names
  * it, so a claim has one outcome however often the file names it.
  */
-const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
+const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999, fileId: string) =>
   Effect.gen(function* () {
     const storage = yield* Storage
+    // Each set's errors, for the task its rejection makes.
+    const setAcks = new Map(ack.groups.flatMap((g) => g.transaction_sets.map((s) => [`${g.group_control_number}|${setKey(s.control_number)}`, s] as const)))
+    const detailOf = (a: Action999) => {
+      const set = a.transaction_set_control_number === undefined ? undefined : setAcks.get(`${a.group_control_number}|${setKey(a.transaction_set_control_number)}`)
+      return detailOf999Set(set ?? { error_codes: [], segment_errors: [] }, a.action.note, fileId)
+    }
     const actions = lastOf(actionsFrom999(ack), (a) => `${a.group_control_number}|${a.transaction_set_control_number === undefined ? "" : setKey(a.transaction_set_control_number)}`)
     // At most MAX_999_GROUPS groups (x12-import-read.ts): each batch is read once, its sets indexed once.
     const batches = new Map<string, { readonly batch: X12BatchRecord; readonly sets: Map<string, X12BatchRecord["transaction_sets"][number]> } | null>()
-    const decisions = new Map<string, { readonly action: StatusAction; readonly count: number; readonly batchId: string }>()
+    const decisions = new Map<string, { readonly action: StatusAction; readonly count: number; readonly batchId: string; readonly detail: TaskDetail }>()
     const unmatched = new Map<string, number>()
     const miss = (detail: string, count: number) => unmatched.set(detail, (unmatched.get(detail) ?? 0) + count)
     let i = 0
@@ -73,7 +80,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
         for (const claimId of s.claim_ids) {
           const before = decisions.get(claimId)
           decisions.delete(claimId)
-          decisions.set(claimId, { action: a.action, count: (before?.count ?? 0) + count, batchId: found.batch.id })
+          decisions.set(claimId, { action: a.action, count: (before?.count ?? 0) + count, batchId: found.batch.id, detail: detailOf(a) })
         }
       }
     }
@@ -83,13 +90,13 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
       if (++i % PACE === 0) yield* pause
       const t = yield* plan.byId(claimId)
       if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${d.batchId} is gone`)
-      else plan.apply(t, notedAction(d.action, d.count))
+      else plan.apply(t, notedAction(d.action, d.count), d.detail)
     }
     for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
   })
 
 /** A 277CA decides per claim (2200D): a claim named again is decided by its last loop. */
-const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
+const plan277 = (plan: ImportPlan, ack: Ack277CA, fileId: string) =>
   Effect.gen(function* () {
     const claims = lastOf(ack.claims, (c) => c.patient_control_number)
     // The payer's control number as the last loop that gives one says.
@@ -105,7 +112,7 @@ const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
         continue
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
-      plan.apply(t, notedAction(statusFrom277Claim(entry), count))
+      plan.apply(t, notedAction(statusFrom277Claim(entry), count), detailOf277(entry, fileId))
     }
   })
 
@@ -143,7 +150,9 @@ const plan835 = (plan: ImportPlan, remit: Remittance835, fileId: string) =>
             adjustments: l.adjustments.map(({ group, reason, amount_cents }) => ({ group, reason, amount_cents }))
           }))
         })
-        plan.apply(t, statusFrom835Claim(c))
+        const { detail, typed } = detailsOf835(c, fileId, payment.trace_number)
+        plan.apply(t, statusFrom835Claim(c), detail)
+        for (const d of typed) plan.cause(t, d)
       }
     }
   })
@@ -225,8 +234,8 @@ export const importX12File = (upload: X12Upload) =>
       const at = isoTime(clock.now())
       const fileId = ids.next()
       const plan = makeImportPlan(ws, at, () => ids.next())
-      if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
-      else if (parsed.kind === "277CA") yield* plan277(plan, parsed)
+      if (parsed.kind === "999") yield* plan999(ws, plan, parsed, fileId)
+      else if (parsed.kind === "277CA") yield* plan277(plan, parsed, fileId)
       else yield* plan835(plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
       const summary = summarize(outcomes)
@@ -250,7 +259,8 @@ export const importX12File = (upload: X12Upload) =>
           insert("x12_file_bodies", bytes(fileId)),
           ...plan.steps,
           ...outcomeRows
-        ]
+        ],
+        causes: plan.causes
       })
       if (result._tag === "Written") {
         return { id: fileId, kind, duplicate: false, claims: outcomes.slice(0, IMPORT_OUTCOMES_SHOWN), summary } satisfies InboundResult
