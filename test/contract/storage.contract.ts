@@ -19,6 +19,7 @@ import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
+import { tasksContract } from "./tasks.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
 
@@ -683,4 +684,5 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
     encounterSearchContract(run, { test })
+    tasksContract(run, test)
   })
