@@ -1,3 +1,4 @@
+import type { InvalidTaskChange, TaskNotFound } from "../lib/domain/task-errors.js"
 import { Data, Schema } from "effect"
 import { capProblems, isCapped, MAX_PROBLEMS } from "../lib/domain/problems.js"
 import {
@@ -92,6 +93,8 @@ export type HttpFailure =
   | InvalidExportRequest
   | X12ReadError
   | X12WriteError
+  | TaskNotFound
+  | InvalidTaskChange
 
 /** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
 export const FieldIssueDoc = Schema.Struct({
@@ -169,6 +172,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "X12FileNotFound":
     case "WebhookEndpointNotFound":
     case "WebhookDeliveryNotFound":
+    case "TaskNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "RouteNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: "No such route" }
@@ -255,6 +259,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "InvalidEncounter":
     case "InvalidStatusChange":
     case "InvalidWebhookInput":
+    case "InvalidTaskChange":
     case "InvalidBody":
       return {
         status: 422,

@@ -187,6 +187,11 @@ export type WorkQueueSettingsRecord = typeof WorkQueueSettingsRecord.Type
 
 /** The settings as the API shows and takes them. */
 export const WorkQueueSettings = Schema.Struct({
-  follow_up_after_days: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 365)))
+  follow_up_after_days: Schema.NullOr(
+    Schema.Int.pipe(Schema.between(1, 365)).annotations({
+      message: () => "must be a whole number of days from 1 to 365, or null",
+      jsonSchema: { type: "integer", minimum: 1, maximum: 365 }
+    })
+  )
 }).annotations({ identifier: "WorkQueueSettings" })
 export type WorkQueueSettings = typeof WorkQueueSettings.Type

@@ -7,6 +7,7 @@ import { type Answer, api, type CallOptions, unknownUuid } from "./client.js"
 import { allIds, isJson, makeRequestChecker, makeResponseChecker, redoclyProblems, type Seen, swaggerParserError } from "./openapi-check.js"
 import { createBodies } from "./openapi-payloads.js"
 import { driveClearinghouse } from "./openapi-x12.js"
+import { driveTasks } from "./openapi-tasks.js"
 
 /**
  * The served OpenAPI document is valid OpenAPI 3.1, and it tells the truth: every route is driven
@@ -177,6 +178,7 @@ describe("every route, driven over HTTP", () => {
   }, SLOW)
 
   test("the clearinghouse routes: successes and declared errors", () => driveClearinghouse(hit, server, tight), SLOW)
+  test("the work queue routes: successes and declared errors", () => driveTasks(hit, server, tight), SLOW)
 
   test("400, 401, 403, 404, 415 and 422 where the routes declare them", async () => {
     const [m] = made
