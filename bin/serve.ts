@@ -1,5 +1,7 @@
 import { fullGC } from "bun:jsc"
+import { randomUUID } from "node:crypto"
 import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
 import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
@@ -98,6 +100,8 @@ export const serve = async (p: Parsed): Promise<never> => {
   const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
+  // Follow-up tasks for claims the payer has not answered (per the workspaces' settings); leased per workspace.
+  const sweeper = runtime.runFork(runFollowUpSweeper(randomUUID(), FOLLOW_UP_SWEEP_MS, (e) => log("warn", "follow-up sweep failed", { operation: e.operation })))
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -120,6 +124,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       void server
         .stop()
         .then(() => runtime.runPromise(Fiber.interrupt(worker)))
+        .then(() => runtime.runPromise(Fiber.interrupt(sweeper)))
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)

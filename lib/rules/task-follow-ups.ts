@@ -133,3 +133,19 @@ const sweepWorkspace = (ws: WorkspaceId, days: number) =>
     }
     return made
   })
+
+/** How often the server sweeps for follow-ups by default. */
+export const FOLLOW_UP_SWEEP_MS = 60_000
+
+/**
+ * The server's follow-up sweeper: sweeps every `everyMs` until interrupted, under one owner name
+ * per process (its leases). A sweep that fails (the database unreachable) is reported to
+ * `onError` and tried again at the next turn; what it made before failing stays made.
+ */
+export const runFollowUpSweeper = (owner: string, everyMs = FOLLOW_UP_SWEEP_MS, onError: (e: StorageError) => void = () => {}) =>
+  Effect.forever(
+    Effect.zipRight(
+      Effect.catchTag(sweepFollowUps(owner, Math.max(everyMs, 60_000)), "StorageError", (e) => Effect.sync(() => onError(e))),
+      Effect.sleep(everyMs)
+    )
+  )
