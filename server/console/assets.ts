@@ -11,6 +11,7 @@ import * as intakeSource from "./client/intake-view.ts" with { type: "text" }
 import * as mainSource from "./client/main.ts" with { type: "text" }
 import * as moveSource from "./client/move-claim.ts" with { type: "text" }
 import * as signInSource from "./client/sign-in-view.ts" with { type: "text" }
+import * as tasksSource from "./client/tasks-view.ts" with { type: "text" }
 import * as webhooksSource from "./client/webhooks-view.ts" with { type: "text" }
 import * as css from "./console.css" with { type: "text" }
 import * as page from "./index.html" with { type: "text" }
@@ -48,6 +49,7 @@ const scripts: Record<string, unknown> = {
   "main.js": mainSource,
   "move-claim.js": moveSource,
   "sign-in-view.js": signInSource,
+  "tasks-view.js": tasksSource,
   "webhooks-view.js": webhooksSource
 }
 

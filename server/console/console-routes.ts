@@ -6,6 +6,7 @@ import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
 import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
+import { taskCountsRoute, taskDetailRoute, taskQueueRoute, updateTaskRoute } from "./routes/tasks.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
@@ -33,5 +34,9 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   x12BatchFileRoute,
   x12FilesRoute,
   x12FileOutcomesRoute,
-  x12FileRoute
+  x12FileRoute,
+  taskCountsRoute,
+  taskQueueRoute,
+  taskDetailRoute,
+  updateTaskRoute
 ]
