@@ -30,8 +30,18 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
     dataDir = mkdtempSync(join(tmpdir(), "encounterd-console-queue-db-"))
     server = await startTestServer({ db: join(dataDir, "console.sqlite") })
     await seedEncounters(server.url, server.keys.aWriter, 4)
-    // The exchange: a 277CA rejects two claims (invalid NPI, member id), an 835 denies one and reverses one.
+    // The exchange: a 277CA rejects two claims (an NPI the payer does not know, a member id).
     await seedExchange(server.url, server.keys.aWriter, "x12")
+    // And a claim the payer denied, by letter (a move through the API).
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${server.keys.aWriter}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      }).then((r) => r.json())
+    const claim: string = (await call("GET", "/api/encounters?external_id=enc-1001")).items[0].latest_claim.id
+    await call("POST", `/api/claims/${claim}/status`, { status: "submitted_to_payer" })
+    await call("POST", `/api/claims/${claim}/status`, { status: "denied", note: "Payer letter: not medically necessary" })
     everything = (await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write", "tasks:write"]))).key
     browser = await launch()
     shots = shotDir()
@@ -71,13 +81,13 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
         const counts = await cells(page, "Open tasks by type and category")
         expect(counts).toContainEqual(["Rejection to resolve", "provider identifier", "1"])
         const rows = await cells(page, list)
-        // Rejections are due first (2 days), then the payment review (5), then the denial (14).
-        expect(rows.map((r) => r[0]!.split(":")[0])).toEqual(["Rejection to resolve", "Rejection to resolve", "Payment to review", "Denial to resolve"])
+        // Rejections are due first (2 days), then the denial (14).
+        expect(rows.map((r) => r[0]!.split(":")[0])).toEqual(["Rejection to resolve", "Rejection to resolve", "Denial to resolve"])
         expect(rows.every((r) => /^\$\d/.test(r[4]!))).toBe(true)
         expect(await offScreen(page)).toEqual([])
         await expectAccessible(browser, context, page.url(), (p) => p.getByRole("table", { name: list }).waitFor(), screen.viewport)
         await shot(page, suffix)
-        await page.getByLabel("Type").selectOption("denial_resolution")
+        await page.getByLabel("Type", { exact: true }).selectOption("denial_resolution")
         await page.getByRole("button", { name: "Apply filters" }).click()
         await page.waitForURL(/type=denial_resolution/)
         await page.getByRole("table", { name: list }).waitFor()
