@@ -144,6 +144,19 @@ export interface TaskCauseInput {
   readonly text: string
 }
 
+/**
+ * What a rule hands the commit path when a claim's work is over without the claim moving (a
+ * corrected claim sent in its place): its open tasks close, with `reason`.
+ */
+export interface TaskClosingInput {
+  readonly workspace_id: WorkspaceId
+  readonly claim_id: ClaimId
+  readonly encounter_id: EncounterId
+  readonly external_id: string
+  readonly at: string
+  readonly reason: string
+}
+
 /** The task a claim's move to `status` makes, if any. */
 export const taskTypeOfStatus = (status: string): TaskType | undefined => {
   switch (status) {

@@ -1,6 +1,6 @@
 import type { EventRecord } from "../domain/event.js"
 import type { EncounterId } from "../domain/ids.js"
-import type { TaskCauseInput } from "../domain/task.js"
+import type { TaskCauseInput, TaskClosingInput } from "../domain/task.js"
 import type { RecordOf, TableName, UniqueOf } from "./tables.js"
 
 /**
@@ -23,6 +23,8 @@ export interface Write<Refusal = never> {
    * path makes or adds to their tasks in the same write (`rules/task-steps.ts`).
    */
   readonly causes?: ReadonlyArray<TaskCauseInput>
+  /** Claims whose open tasks this write closes although they do not move (a corrected claim sent in their place). */
+  readonly closings?: ReadonlyArray<TaskClosingInput>
 }
 
 /**

@@ -38,9 +38,10 @@ function* commitGen<R>(write: Write<R>) {
   }
 }
 
-/** Whether the write moves a claim or names a cause of work: only then has it task steps. */
+/** Whether the write moves a claim or names a cause or closing of work: only then has it task steps. */
 const hasTaskWork = <R>(write: Write<R>): boolean =>
   (write.causes !== undefined && write.causes.length > 0) ||
+  (write.closings !== undefined && write.closings.length > 0) ||
   write.steps.some((s) => s._tag === "AppendEvent" && s.event.event_type === "ExternalApi.Encounter.StatusUpdated")
 
 function* commitSteps<R>(write: Write<R>) {

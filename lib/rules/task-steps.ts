@@ -28,7 +28,8 @@ import { appendEvent, insert, type Step, update, type Write } from "../ports/wri
  * - a cause that names a type makes a task of that type (a follow-up, a line denied, a repeat);
  * - a claim's open task of that type, if there is one, is added to instead (one open per claim
  *   and type);
- * - any other open task of a claim that moved is closed, the move recorded as the reason.
+ * - any other open task of a claim that moved is closed, the move recorded as the reason, and so
+ *   is every open task of a claim the write names a closing of (`Write.closings`).
  *
  * Each change appends its task event (`ExternalApi.Task.Created` / `Updated`). Inserts take the
  * claim's open key and updates compare-and-set the task's revision: a write that lost a race to
@@ -48,6 +49,7 @@ interface ClaimWork {
   readonly externalId: string
   lastMove: EventRecord | undefined
   readonly causes: Array<TaskCauseInput>
+  closing: { readonly at: string; readonly reason: string } | undefined
 }
 
 const causeOf = (c: TaskCauseInput, eventId: string | null): TaskCause => ({
@@ -75,7 +77,7 @@ const claimsOf = <R>(write: Write<R>): Map<string, ClaimWork> => {
     const key = `${ws}|${claimId}`
     let w = claims.get(key)
     if (w === undefined) {
-      w = { ws, claimId: ClaimId.make(claimId), encounterId: EncounterId.make(encounterId), externalId, lastMove: undefined, causes: [] }
+      w = { ws, claimId: ClaimId.make(claimId), encounterId: EncounterId.make(encounterId), externalId, lastMove: undefined, causes: [], closing: undefined }
       claims.set(key, w)
     }
     return w
@@ -86,6 +88,7 @@ const claimsOf = <R>(write: Write<R>): Map<string, ClaimWork> => {
     workOf(e.workspace_id, e.payload.claim_id, e.payload.encounter_id, e.payload.external_id).lastMove = e
   }
   for (const c of write.causes ?? []) workOf(c.workspace_id, c.claim_id, c.encounter_id, c.external_id).causes.push(c)
+  for (const c of write.closings ?? []) workOf(c.workspace_id, c.claim_id, c.encounter_id, c.external_id).closing = { at: c.at, reason: c.reason }
   return claims
 }
 
@@ -150,9 +153,9 @@ const claimTaskSteps = <R>(w: ClaimWork, open: ReadonlyArray<TaskRecord>, nextId
       const set = { causes: withCauses(t.causes, more.causes), updated_at: at }
       steps.push(update("tasks", t.id, { workspace_id: w.ws, revision: t.revision }, set, TaskRace))
       steps.push(appendEvent(event({ ...t, ...set }, "ExternalApi.Task.Updated", at, t.status, `added: ${more.causes.map((c) => c.text).join("; ")}`)))
-    } else if (move !== undefined) {
-      const at = move.timestamp
-      const reason = `claim moved to ${move.payload.status}`
+    } else if (move !== undefined || w.closing !== undefined) {
+      const at = move?.timestamp ?? w.closing?.at ?? t.updated_at
+      const reason = w.closing?.reason ?? `claim moved to ${move?.payload.status ?? ""}`
       const set = { status: "done" as const, closed_reason: reason, open_key: t.id, open_claim_id: null, updated_at: at }
       steps.push(update("tasks", t.id, { workspace_id: w.ws, revision: t.revision }, set, TaskRace))
       steps.push(appendEvent(event({ ...t, ...set }, "ExternalApi.Task.Updated", at, t.status, reason)))

@@ -293,6 +293,36 @@ export const tasksContract = (
     )
   })
 
+  test("tasks: a closing named on a write (a corrected claim sent in its place) closes the claim's open tasks with its reason", () =>
+    run(
+      Effect.gen(function* () {
+        const { ws, claims } = yield* setup("tasks-closing", ["PCNC1"])
+        const c = claims.PCNC1!
+        yield* changeClaimStatus(ws, c, "submitted_to_payer")
+        yield* changeClaimStatus(ws, c, "rejected")
+        const [t] = yield* openOf(ws, c)
+        assert.ok(t !== undefined)
+        const found = yield* Effect.flatMap(Storage, (s) => s.findClaim(ws, ClaimId.make(c)))
+        assert.ok(found._tag === "Some")
+        const { encounter } = found.value
+        const closing = {
+          workspace_id: ws,
+          claim_id: ClaimId.make(c),
+          encounter_id: encounter.id,
+          external_id: encounter.external_id,
+          at: new Date(T0 + DAY).toISOString(),
+          reason: "replaced by a corrected claim"
+        }
+        yield* commit({ operation: "correctClaim", steps: [], closings: [closing] })
+        const closed = yield* getTask(ws, t.id)
+        assert.deepEqual([closed.status, closed.closed_reason], ["done", "replaced by a corrected claim"])
+        assert.deepEqual(yield* openOf(ws, c), [])
+        // Nothing open: closing again changes nothing.
+        yield* commit({ operation: "correctClaim", steps: [], closings: [closing] })
+        assert.deepEqual((yield* taskEvents(ws)).map((e) => e[0]), ["Created", "Updated"])
+      })
+    ))
+
   test("tasks: two writers raising one cause at once make one task, the second adding to it", () =>
     run(
       Effect.gen(function* () {
