@@ -28,6 +28,10 @@ describe("encounterd CLI: help and usage errors", () => {
     ["keys", "revoke"],
     ["claims", "set-status"],
     ["claims", "remittances"],
+    ["tasks", "list"],
+    ["tasks", "show"],
+    ["tasks", "update"],
+    ["tasks", "settings"],
     ["backup"],
     ["restore"],
     ["migrate"]
