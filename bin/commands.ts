@@ -15,6 +15,7 @@ import { required, str, UsageError } from "./args.js"
 import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
 import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { clearinghouseCommands } from "./clearinghouse-commands.js"
+import { taskCommands } from "./task-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 import { statusCheckCommands } from "./status-check-commands.js"
@@ -115,5 +116,6 @@ export const commands: Record<string, Command> = {
   },
   ...x12Commands,
   ...clearinghouseCommands,
-  ...statusCheckCommands
+  ...statusCheckCommands,
+  ...taskCommands
 }

@@ -1,5 +1,7 @@
 import { fullGC } from "bun:jsc"
+import { randomUUID } from "node:crypto"
 import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
 import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
@@ -114,6 +116,8 @@ export const serve = async (p: Parsed): Promise<never> => {
   // Follow-ups due while the server was down are made at start; queued core checks are sent again.
   const statusCheckPoll = int(p, "status-check-poll", 1)
   const checks = runtime.runFork(runStatusCheckWorker({ pollMs: (statusCheckPoll ?? 60) * 1000 }))
+  // Follow-up tasks for claims the payer has not answered (per the workspaces' settings); leased per workspace.
+  const sweeper = runtime.runFork(runFollowUpSweeper(randomUUID(), FOLLOW_UP_SWEEP_MS, (e) => log("warn", "follow-up sweep failed", { operation: e.operation })))
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -136,7 +140,11 @@ export const serve = async (p: Parsed): Promise<never> => {
       void server
         .stop()
         .then(() =>
-          runtime.runPromise(Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks)], { concurrency: "unbounded" }))
+          runtime.runPromise(
+            Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks), Fiber.interrupt(sweeper)], {
+              concurrency: "unbounded"
+            })
+          )
         )
         .then(() => runtime.dispose())
         .then(() => {

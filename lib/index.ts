@@ -324,3 +324,23 @@ export {
   Unauthorized,
   WorkspaceNotFound
 } from "./domain/errors.js"
+
+/**
+ * The work queue: tasks the service makes from rejections, denials, payments to review and claims
+ * the payer has not answered, in the same write as their cause (the commit path derives them).
+ * `listTasks(ws, {status?, type?, category?, assignee?, claim_id?, due_before?, limit?,
+ * page_token?})` is oldest due first (`InvalidQuery`); `getTask` (`TaskNotFound`); `updateTask(ws,
+ * id, {status?, assignee?, due_at?, note?}, keyId?)` (`TaskNotFound`, `InvalidTaskChange`).
+ */
+export { getTask, listTasks, type TaskChange, type TaskQuery, updateTask } from "./rules/tasks.js"
+/**
+ * The follow-up setting per workspace (`follow_up_after_days`, 1 to 365 or null;
+ * `InvalidTaskChange`) and the sweep that makes `claim_follow_up` tasks, leased per workspace
+ * (`runFollowUpSweeper` runs it every minute until interrupted).
+ */
+export { getWorkQueueSettings, putWorkQueueSettings, runFollowUpSweeper, sweepFollowUps } from "./rules/task-follow-ups.js"
+/** A task and its parts, the types and statuses, and the settings' schema. */
+export { Task, TaskCause, TaskNote, TaskStatuses, TaskTypes, WorkQueueSettings } from "./domain/task.js"
+export { InvalidTaskChange, TaskNotFound } from "./domain/task-errors.js"
+/** What the codes of 999s, 277s and 835s mean (CARC, RARC, STC, IK3/IK4/IK5), and the task categories derived from them. */
+export { categoryOf, CodeMeanings, meaningOfCauseCode, TaskCategories } from "./domain/code-meanings.js"

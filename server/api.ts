@@ -11,6 +11,7 @@ import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.j
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { healthRoute, metricsRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
 import { statusCheckRoutes } from "./routes/status-checks.js"
+import { taskRoutes } from "./routes/tasks.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { x12Routes } from "./routes/x12.js"
 
@@ -38,7 +39,8 @@ const apiRoutes: ReadonlyArray<Route> = [
   ...clearinghouseConnectionRoutes,
   ...x12Routes,
   ...statusCheckRoutes,
-  ...webhookRoutes
+  ...webhookRoutes,
+  ...taskRoutes
 ]
 
 export { VERSION } from "./build-info.js"

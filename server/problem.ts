@@ -1,3 +1,4 @@
+import type { InvalidTaskChange, TaskNotFound } from "../lib/domain/task-errors.js"
 import { Data, Schema } from "effect"
 import { capProblems, isCapped, MAX_PROBLEMS } from "../lib/domain/problems.js"
 import {
@@ -101,6 +102,8 @@ export type HttpFailure =
   | StatusCheckSettingsNotFound
   | ClaimNotSubmitted
   | InvalidStatusCheckSettings
+  | TaskNotFound
+  | InvalidTaskChange
 
 /** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
 export const FieldIssueDoc = Schema.Struct({
@@ -182,6 +185,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "PickupNotFound":
     case "StatusCheckNotFound":
     case "StatusCheckSettingsNotFound":
+    case "TaskNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "ClaimNotSubmitted":
       return { status: 409, code: "not_submitted", title: "Claim not submitted", detail: e.message }
@@ -273,6 +277,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "InvalidStatusChange":
     case "InvalidWebhookInput":
     case "InvalidConnectionInput":
+    case "InvalidTaskChange":
     case "InvalidBody":
       return {
         status: 422,

@@ -2,7 +2,12 @@ import { Either, Schema } from "effect"
 import { EventId, WorkspaceId } from "./ids.js"
 import type { Page } from "./page.js"
 
-export const EventTypes = ["ExternalApi.Encounter.Created", "ExternalApi.Encounter.StatusUpdated"] as const
+export const EventTypes = [
+  "ExternalApi.Encounter.Created",
+  "ExternalApi.Encounter.StatusUpdated",
+  "ExternalApi.Task.Created",
+  "ExternalApi.Task.Updated"
+] as const
 export const EventType = Schema.Literal(...EventTypes)
 export type EventType = typeof EventType.Type
 
@@ -22,14 +27,21 @@ export const Event = Schema.Struct({
 }).annotations({ identifier: "Event" })
 export type Event = typeof Event.Type
 
-/** Created: `{encounter_id, external_id, claim_id, status}`; StatusUpdated adds `previous_status` (and `note` when given). */
+/**
+ * Created: `{encounter_id, external_id, claim_id, status}`; StatusUpdated adds `previous_status` (and `note` when given).
+ * Task.Created and Task.Updated: the task's claim and its `status`, with `task_id`, `task_type` and
+ * `task_category` (Updated adds `previous_status`, and `note`: why it changed).
+ */
 export const EventPayload = Schema.Struct({
   encounter_id: Schema.String,
   external_id: Schema.String,
   claim_id: Schema.String,
   status: Schema.String,
   previous_status: Schema.optional(Schema.String),
-  note: Schema.optional(Schema.String)
+  note: Schema.optional(Schema.String),
+  task_id: Schema.optional(Schema.String),
+  task_type: Schema.optional(Schema.String),
+  task_category: Schema.optional(Schema.String)
 })
 export type EventPayload = typeof EventPayload.Type
 

@@ -15,8 +15,11 @@ export const WorkspaceSlug = Schema.String.pipe(
   })
 )
 
-/** `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage webhook endpoints and deliveries (reads included). */
-export const Scopes = ["encounters", "claims:write", "webhooks:write"] as const
+/**
+ * `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage
+ * webhook endpoints and deliveries (reads included). `tasks:write`: change work queue tasks and settings.
+ */
+export const Scopes = ["encounters", "claims:write", "webhooks:write", "tasks:write"] as const
 export const Scope = Schema.Literal(...Scopes)
 export type Scope = typeof Scope.Type
 

@@ -5,6 +5,7 @@ import { ClaimRecord, EncounterRow, RawRequestRecord } from "../domain/encounter
 import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
 import { StatusCheckRecord, StatusCheckSettingsRecord } from "../domain/status-check.js"
+import { TaskRecord, WorkQueueSettingsRecord } from "../domain/task.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
@@ -131,6 +132,22 @@ export const Tables = {
     json: ["settings"],
     generated: [],
     unique: { workspace: ["workspace_id"] }
+  }),
+  // One open task per claim and type: `open_key` is `claim|type` only while the task is open.
+  tasks: table({
+    name: "tasks",
+    record: TaskRecord,
+    json: ["causes", "notes"],
+    generated: [],
+    unique: { open: ["workspace_id", "open_key"] },
+    revision: "revision"
+  }),
+  work_queue_settings: table({
+    name: "work_queue_settings",
+    record: WorkQueueSettingsRecord,
+    json: [],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
   })
 } as const
 
@@ -148,6 +165,8 @@ export type WorkspaceTable = Exclude<TableName, "workspaces" | "events">
 interface PageKey<T extends TableName> {
   readonly time: keyof RecordOf<T> & string
   readonly filters: ReadonlyArray<keyof RecordOf<T> & string>
+  /** Oldest first instead (a queue by due date). */
+  readonly oldestFirst?: true
 }
 
 /**
@@ -165,7 +184,9 @@ export const Pages = {
   clearinghouse_uploads: { time: "created_at", filters: ["connection_id", "status"] },
   clearinghouse_pickups: { time: "created_at", filters: ["connection_id", "status"] },
   // A claim's checks, and the checks in one state (the file export's queue, the core sender's).
-  status_checks: { time: "created_at", filters: ["claim_id", "status"] }
+  status_checks: { time: "created_at", filters: ["claim_id", "status"] },
+  // The work queue, oldest due first; `open_claim_id` reads a claim's open tasks.
+  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id", "open_claim_id"], oldestFirst: true }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

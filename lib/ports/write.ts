@@ -1,5 +1,6 @@
 import type { EventRecord } from "../domain/event.js"
 import type { EncounterId } from "../domain/ids.js"
+import type { TaskCauseInput, TaskClosingInput } from "../domain/task.js"
 import type { RecordOf, TableName, UniqueOf } from "./tables.js"
 
 /**
@@ -17,6 +18,13 @@ export interface Write<Refusal = never> {
   /** What the write does, for errors and metrics (`createEncounter`, `changeClaimStatus`, ...). */
   readonly operation: string
   readonly steps: ReadonlyArray<Step<Refusal>>
+  /**
+   * Causes of work on claims (the codes, file and text of a rejection; a follow-up): the commit
+   * path makes or adds to their tasks in the same write (`rules/task-steps.ts`).
+   */
+  readonly causes?: ReadonlyArray<TaskCauseInput>
+  /** Claims whose open tasks this write closes although they do not move (a corrected claim sent in their place). */
+  readonly closings?: ReadonlyArray<TaskClosingInput>
 }
 
 /**

@@ -6,6 +6,7 @@ import { Ids } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import type { CommittedWrite, Step, Write, WriteResult } from "../ports/write.js"
 import { notifyDeliveries } from "../webhooks/signal.js"
+import { TaskRace, taskSteps } from "./task-steps.js"
 import { deliveriesFor } from "./webhook-outbox.js"
 
 /**
@@ -14,11 +15,36 @@ import { deliveriesFor } from "./webhook-outbox.js"
  * event's type (the endpoints are read just before the write); after it is written, the delivery
  * worker is nudged. Storage takes only a `CommittedWrite`, which this function alone makes, so a
  * rule cannot record an event without its deliveries (nor a delivery without its event).
+ *
+ * Likewise the work queue: a write's status moves and causes make, add to or close their claims'
+ * tasks in the same write (`task-steps.ts`). Those steps are read against the claims' open tasks
+ * just before the write; a write refused because another writer changed those tasks meanwhile is
+ * made again from a fresh read, so the rule never sees that refusal.
  */
 export const commit = <R>(write: Write<R>): Effect.Effect<WriteResult<R>, StorageError, Storage | Ids> =>
   Effect.gen(() => commitGen(write))
 
 function* commitGen<R>(write: Write<R>) {
+  if (!hasTaskWork(write)) return yield* commitSteps(write)
+  const ids = yield* Ids
+  for (;;) {
+    const tasks = yield* taskSteps(write, ids.next)
+    const result: WriteResult<R | TaskRace> = yield* commitSteps<R | TaskRace>(
+      tasks.length === 0 ? write : { operation: write.operation, steps: [...write.steps, ...tasks] }
+    )
+    if (result._tag === "Refused" && result.refusal === TaskRace) continue
+    // Every refusal but the race is the rule's own.
+    return result as WriteResult<R>
+  }
+}
+
+/** Whether the write moves a claim or names a cause or closing of work: only then has it task steps. */
+const hasTaskWork = <R>(write: Write<R>): boolean =>
+  (write.causes !== undefined && write.causes.length > 0) ||
+  (write.closings !== undefined && write.closings.length > 0) ||
+  write.steps.some((s) => s._tag === "AppendEvent" && s.event.event_type === "ExternalApi.Encounter.StatusUpdated")
+
+function* commitSteps<R>(write: Write<R>) {
   const storage = yield* Storage
   // The workspaces whose events this write appends (almost always one).
   let workspaces: Array<WorkspaceId> | undefined

@@ -6,6 +6,7 @@ import type { Ack277CA } from "../x12/read/ack-277ca.js"
 import { PACE } from "../x12/read/paced.js"
 import { batchOfReference, type SentClaim, sentClaimsOf } from "../x12/read/sent-837p.js"
 import { type StatusAction, statusFrom277Batch, statusFrom277Claim, withBatchStatus } from "../x12/status-mapping.js"
+import { detailOf277 } from "./task-causes-x12.js"
 import { lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import type { ImportPlan } from "./x12-import-plan.js"
 import { pause } from "./x12-import-read.js"
@@ -54,7 +55,7 @@ const batchRejections = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
  * A 277CA decides per claim (2200D): a claim named again is decided by its last loop. A rejection
  * of a whole batch or billing provider rejects every claim it covers (`batchRejections`).
  */
-export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
+export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA, fileId: string) =>
   Effect.gen(function* () {
     const claims = lastOf(ack.claims, (c) => c.patient_control_number)
     const covered = yield* batchRejections(ws, plan, ack)
@@ -75,6 +76,6 @@ export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
       const action = withBatchStatus(own === undefined ? undefined : statusFrom277Claim(own.entry), covered.get(pcn))
-      if (action !== undefined) plan.apply(t, notedAction(action, count))
+      if (action !== undefined) plan.apply(t, notedAction(action, count), own === undefined ? undefined : detailOf277(own.entry, fileId))
     }
   })

@@ -8,6 +8,7 @@ import { matchRemittance } from "../x12/remittance-match.js"
 import { statusFrom835Claim } from "../x12/status-mapping.js"
 import type { ImportPlan } from "./x12-import-plan.js"
 import { pause } from "./x12-import-read.js"
+import { detailsOf835 } from "./task-causes-x12.js"
 
 /** Encounters read per query when an 835's CLPs are checked against their claims' payloads. */
 const PAYLOAD_CHUNK = 500
@@ -68,7 +69,9 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
           }),
           discrepancies: match.discrepancies
         })
-        plan.apply(t, statusFrom835Claim(c))
+        const { detail, typed } = detailsOf835(c, fileId, payment.trace_number)
+        plan.apply(t, statusFrom835Claim(c), detail)
+        for (const d of typed) plan.cause(t, d)
       }
     }
   })

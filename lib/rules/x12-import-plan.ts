@@ -4,6 +4,7 @@ import type { ClaimRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
 import { type ClaimId, type EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import type { RemittanceRecord } from "../domain/remittance.js"
+import { type TaskCauseInput, taskTypeOfStatus } from "../domain/task.js"
 import type { InboundClaimOutcome } from "../domain/x12-exchange.js"
 import type { X12ResponseDetail } from "../domain/x12-response.js"
 import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/storage.js"
@@ -31,6 +32,7 @@ export interface Tracked {
  */
 export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string) => {
   const steps: Array<Step<"stale">> = []
+  const causes: Array<TaskCauseInput> = []
   const outcomes: Array<InboundClaimOutcome> = []
   const tracked = new Map<string, Tracked>()
 
@@ -105,10 +107,23 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
       response
     })
 
-  /** Applies a status decision: a move the table allows, an acknowledgment, or nothing. */
-  const apply = (t: Tracked, action: StatusAction) => {
+  /** A cause of work on the claim (`TaskCause`): the details of its move's task, or, with a type, a task by itself. */
+  const cause = (t: Tracked, c: TaskDetail) =>
+    causes.push({ ...c, workspace_id: ws, claim_id: t.claim.id, encounter_id: t.encounterId, external_id: t.externalId, at })
+
+  /**
+   * Applies a status decision: a move the table allows, an acknowledgment, or nothing. `detail`
+   * is what the file says about it (codes, text): the details of the task the move makes, or
+   * added to the claim's open task when the file repeats a status the claim already has.
+   */
+  const apply = (t: Tracked, action: StatusAction, detail?: TaskDetail) => {
     const from = t.claim.status
     const response = action.detail ?? null
+    if (detail !== undefined && action.kind === "move") {
+      const repeat = from === action.to ? taskTypeOfStatus(from) : undefined
+      if (repeat !== undefined) cause(t, { ...detail, type: repeat })
+      else if (canTransition(from, action.to)) cause(t, detail)
+    }
     if (action.kind === "ack") {
       if (action.processing_started && t.claim.processing_started_at === null) setClaim(t, { processing_started_at: at })
       return unchanged(t, action.note, response)
@@ -150,7 +165,10 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     })
   }
 
-  return { steps, outcomes, lookUp, byPcn, byId, apply, unmatched, payerControlNumber, remittance }
+  return { steps, causes, outcomes, lookUp, byPcn, byId, apply, cause, unmatched, payerControlNumber, remittance }
 }
+
+/** What a file says about a claim's work: the cause without its claim and time. */
+export type TaskDetail = Omit<TaskCauseInput, "workspace_id" | "claim_id" | "encounter_id" | "external_id" | "at">
 
 export type ImportPlan = ReturnType<typeof makeImportPlan>

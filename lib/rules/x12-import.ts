@@ -16,14 +16,15 @@ import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
-import { actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
+import { type Action999, actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
 import { contentKeyPaced } from "./x12-content-key.js"
 import { plan277 } from "./x12-import-277.js"
 import { plan835 } from "./x12-import-835.js"
+import { detailOf999Set } from "./task-causes-x12.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { plan277Status } from "./status-check-answers.js"
-import { type ImportPlan, makeImportPlan } from "./x12-import-plan.js"
+import { type ImportPlan, makeImportPlan, type TaskDetail } from "./x12-import-plan.js"
 
 /** One uploaded interchange, as received. */
 export interface X12Upload {
@@ -44,13 +45,19 @@ const setKey = (control: string) => {
  * are one decision, the last; each claim of the sets decided gets the last decision that names
  * it, so a claim has one outcome however often the file names it.
  */
-const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
+const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999, fileId: string) =>
   Effect.gen(function* () {
     const storage = yield* Storage
+    // Each set's errors, for the task its rejection makes.
+    const setAcks = new Map(ack.groups.flatMap((g) => g.transaction_sets.map((s) => [`${g.group_control_number}|${setKey(s.control_number)}`, s] as const)))
+    const detailOf = (a: Action999) => {
+      const set = a.transaction_set_control_number === undefined ? undefined : setAcks.get(`${a.group_control_number}|${setKey(a.transaction_set_control_number)}`)
+      return detailOf999Set(set ?? { error_codes: [], segment_errors: [] }, a.action.note, fileId)
+    }
     const actions = lastOf(actionsFrom999(ack), (a) => `${a.group_control_number}|${a.transaction_set_control_number === undefined ? "" : setKey(a.transaction_set_control_number)}`)
     // At most MAX_999_GROUPS groups (x12-import-read.ts): each batch is read once, its sets indexed once.
     const batches = new Map<string, { readonly batch: X12BatchRecord; readonly sets: Map<string, X12BatchRecord["transaction_sets"][number]> } | null>()
-    const decisions = new Map<string, { readonly action: StatusAction; readonly count: number; readonly batchId: string }>()
+    const decisions = new Map<string, { readonly action: StatusAction; readonly count: number; readonly batchId: string; readonly detail: TaskDetail }>()
     const unmatched = new Map<string, number>()
     const miss = (detail: string, count: number) => unmatched.set(detail, (unmatched.get(detail) ?? 0) + count)
     let i = 0
@@ -75,7 +82,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
         for (const claimId of s.claim_ids) {
           const before = decisions.get(claimId)
           decisions.delete(claimId)
-          decisions.set(claimId, { action: a.action, count: (before?.count ?? 0) + count, batchId: found.batch.id })
+          decisions.set(claimId, { action: a.action, count: (before?.count ?? 0) + count, batchId: found.batch.id, detail: detailOf(a) })
         }
       }
     }
@@ -85,7 +92,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999) =>
       if (++i % PACE === 0) yield* pause
       const t = yield* plan.byId(claimId)
       if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${d.batchId} is gone`)
-      else plan.apply(t, notedAction(d.action, d.count))
+      else plan.apply(t, notedAction(d.action, d.count), d.detail)
     }
     for (const [detail, count] of unmatched) plan.unmatched(null, noted(detail, count))
   })
@@ -180,8 +187,8 @@ export const importX12File = (upload: X12Upload) =>
       const at = isoTime(clock.now())
       const fileId = ids.next()
       const plan = makeImportPlan(ws, at, () => ids.next())
-      if (parsed.kind === "999") yield* plan999(ws, plan, parsed)
-      else if (parsed.kind === "277CA") yield* plan277(ws, plan, parsed)
+      if (parsed.kind === "999") yield* plan999(ws, plan, parsed, fileId)
+      else if (parsed.kind === "277CA") yield* plan277(ws, plan, parsed, fileId)
       else if (parsed.kind === "277") yield* plan277Status(ws, plan, parsed, at)
       else yield* plan835(ws, plan, parsed, fileId)
       const outcomes = boundUnmatched(plan.outcomes)
@@ -208,7 +215,8 @@ export const importX12File = (upload: X12Upload) =>
           insert("x12_file_bodies", bytes(fileId)),
           ...plan.steps,
           ...outcomeRows
-        ]
+        ],
+        causes: plan.causes
       })
       if (result._tag === "Written") {
         return {

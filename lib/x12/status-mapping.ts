@@ -141,7 +141,8 @@ export const statusFrom835Claim = (claim: Claim835Money): StatusAction => {
 
 const segmentErrorText = (e: SegmentError999) =>
   `${e.segment_id} at ${e.position}${e.loop === "" ? "" : ` (loop ${e.loop})`} error ${e.code}` +
-  e.elements.map((el) => `; element ${el.position} error ${el.code}${el.bad_value === "" ? "" : ` '${el.bad_value}'`}`).join("")
+  // IK404 (a copy of the bad value) stays with the file's outcome: it may be patient data, and a note travels in events.
+  e.elements.map((el) => `; element ${el.position} error ${el.code}`).join("")
 
 /**
  * A transaction set the 999 rejected bounces every claim it held; an accepted one is acknowledged.

@@ -13,6 +13,7 @@ import * as mainSource from "./client/main.ts" with { type: "text" }
 import * as moveSource from "./client/move-claim.ts" with { type: "text" }
 import * as signInSource from "./client/sign-in-view.ts" with { type: "text" }
 import * as statusChecksSource from "./client/status-checks-view.ts" with { type: "text" }
+import * as tasksSource from "./client/tasks-view.ts" with { type: "text" }
 import * as webhooksSource from "./client/webhooks-view.ts" with { type: "text" }
 import * as css from "./console.css" with { type: "text" }
 import * as page from "./index.html" with { type: "text" }
@@ -52,6 +53,7 @@ const scripts: Record<string, unknown> = {
   "move-claim.js": moveSource,
   "sign-in-view.js": signInSource,
   "status-checks-view.js": statusChecksSource,
+  "tasks-view.js": tasksSource,
   "webhooks-view.js": webhooksSource
 }
 

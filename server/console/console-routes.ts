@@ -8,6 +8,7 @@ import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
 import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
 import { consoleCheckNowRoute, consoleStatusChecksRoute } from "./routes/status-checks.js"
+import { taskCountsRoute, taskDetailRoute, taskQueueRoute, updateTaskRoute } from "./routes/tasks.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
@@ -40,5 +41,9 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   x12FileRoute,
   connectionsRoute,
   connectionRoute,
-  connectionActivityRoute
+  connectionActivityRoute,
+  taskCountsRoute,
+  taskQueueRoute,
+  taskDetailRoute,
+  updateTaskRoute
 ]

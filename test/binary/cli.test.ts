@@ -31,6 +31,10 @@ describe("encounterd CLI: help and usage errors", () => {
     ["claims", "check"],
     ["status-checks", "set"],
     ["status-checks", "show"],
+    ["tasks", "list"],
+    ["tasks", "show"],
+    ["tasks", "update"],
+    ["tasks", "settings"],
     ["backup"],
     ["restore"],
     ["migrate"]

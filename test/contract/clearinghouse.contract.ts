@@ -219,7 +219,7 @@ export const clearinghouseContract = (
         const after = yield* statusOf(ws, claims.PCN0001!)
         assert.equal(after.claim.payer_claim_control_number, "PLB2026120200031")
         assert.deepEqual(after.remittances?.map((r) => r.paid_amount_cents), [20000, -20000, 18000])
-        const last = (yield* listEvents(ws, {})).items.slice(-2)
+        const last = (yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.slice(-2)
         assert.deepEqual(last.map((e) => e.payload.status), ["era_requires_review", "paid"])
       })
     ))
@@ -249,7 +249,7 @@ export const clearinghouseContract = (
         const { ws, claims } = yield* setup(["PCN0001", "PCN0005", "PCN0007", "PCN0010"])
         yield* createX12Batch(ws, Object.values(claims))
         const first = yield* upload(ws, x12File("835-mixed.x12"))
-        const eventsAfterFirst = (yield* listEvents(ws, {})).items.length
+        const eventsAfterFirst = (yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length
         const again = yield* upload(ws, x12File("835-mixed.x12"))
         assert.deepEqual([again.id, again.duplicate, again.claims], [first.id, true, first.claims])
         // Same sender and ISA13 with other bytes (a line break dropped) is the same interchange.
@@ -260,7 +260,7 @@ export const clearinghouseContract = (
         assert.deepEqual([malformed.left.segment_id, malformed.left.position], ["SE", 39])
         const truncated = yield* Effect.either(upload(ws, make277(601, [{ pcn: "PCN0005", category: "A3" }]).slice(0, -40)))
         assert.ok(Either.isLeft(truncated) && truncated.left._tag === "X12ReadError")
-        assert.equal((yield* listEvents(ws, {})).items.length, eventsAfterFirst)
+        assert.equal((yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length, eventsAfterFirst)
         const files = (yield* listX12Files(ws, {})).items
         assert.deepEqual(files.map((f) => f.kind), ["invalid", "invalid", "835"])
         assert.match(files[1]?.error ?? "", /at segment 39 \(SE\)/)

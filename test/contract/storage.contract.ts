@@ -20,6 +20,7 @@ import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
+import { tasksContract } from "./tasks.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 import { statusChecksContract } from "./status-checks.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
@@ -688,5 +689,6 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
     encounterSearchContract(run, { test })
-    statusChecksContract((effect) => run(effect), { test })
+    statusChecksContract((effect) => run(effect), { test }),
+    tasksContract(run, test)
   })

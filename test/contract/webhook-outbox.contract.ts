@@ -98,7 +98,7 @@ export const webhookOutboxContract = (
       })
     ))
 
-  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835) queues one delivery per enabled endpoint that takes each event", () =>
+  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835, and the tasks they make) queues one delivery per enabled endpoint that takes each event", () =>
     run(
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("hooks-every", "E")).id
@@ -108,6 +108,7 @@ export const webhookOutboxContract = (
           all: yield* endpoint(ws, {}),
           created: yield* endpoint(ws, { event_types: ["ExternalApi.Encounter.Created"] }),
           moved: yield* endpoint(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] }),
+          tasks: yield* endpoint(ws, { event_types: ["ExternalApi.Task.Created", "ExternalApi.Task.Updated"] }),
           off: yield* endpoint(ws, {}),
           elsewhere: yield* endpoint(other, {})
         }
@@ -116,6 +117,7 @@ export const webhookOutboxContract = (
           all: () => true,
           created: (t) => t === "ExternalApi.Encounter.Created",
           moved: (t) => t === "ExternalApi.Encounter.StatusUpdated",
+          tasks: (t) => t.startsWith("ExternalApi.Task."),
           off: () => false,
           elsewhere: () => false
         }
@@ -150,19 +152,20 @@ export const webhookOutboxContract = (
         const bounced = yield* createX12Batch(ws, [claims.PCN0020!])
         const upload = (text: string) => importX12File({ workspace_id: ws, body: new TextEncoder().encode(text), content_type: "application/edi-x12" })
         yield* upload(make999(500, bounced.group_control_number, [["0001", "R"]]))
-        assert.equal(yield* check("999"), 13)
+        // The bounce makes a task: its Task.Created is delivered like any event.
+        assert.equal(yield* check("999"), 14)
         yield* upload(make999(501, batch.group_control_number, [["0001", "A"]]))
         yield* upload(x12File("277ca-mixed.x12"))
-        assert.equal(yield* check("277CA"), 15)
+        assert.equal(yield* check("277CA"), 18)
         yield* upload(x12File("835-mixed.x12"))
-        assert.equal(yield* check("835"), 17)
+        assert.equal(yield* check("835"), 21)
         // A 277CA rejecting a whole transaction set (2200B) moves each of its claims with its event.
         const created = yield* createEncounter(ws, exportablePayload("enc-PCN0030", "PCN0030"))
         const third = yield* createX12Batch(ws, [(yield* getEncounter(ws, created.encounter_id)).claim.id])
         assert.equal(third.interchange_control_number, 3)
-        assert.equal(yield* check("create and batch"), 19)
+        assert.equal(yield* check("create and batch"), 23)
         yield* upload(x12File("277ca-batch-rejected.x12").replace("TRN*2*000000001-0001", "TRN*2*000000003-0001"))
-        assert.equal(yield* check("277CA batch rejection"), 20)
+        assert.equal(yield* check("277CA batch rejection"), 25)
       })
     ))
 

@@ -54,10 +54,10 @@ export const x12BoundsContract = (
         assert.deepEqual(accepted.claims.map((c) => c.claim_id), claims)
         assert.match(accepted.claims[0]!.detail, /^999 A: transaction set 0001 accepted \(named 7 times in this file; the last entry kept\)$/)
         // 8 loops: the last rejects, and each claim moves once, with one event.
-        const before = (yield* listEvents(ws, {})).items.length
+        const before = (yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length
         const rejected = yield* upload(ws, bomb999Sets(802, batch.group_control_number, 8))
         assert.deepEqual(rejected.claims.map((c) => [c.outcome, c.status]), claims.map(() => ["status_changed", "submission_bounced"]))
-        assert.equal((yield* listEvents(ws, {})).items.length, before + 3)
+        assert.equal((yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length, before + 3)
         const files = (yield* listX12Files(ws, {})).items
         assert.deepEqual(files.map((f) => f.summary.total), [3, 3])
       })
@@ -90,11 +90,11 @@ export const x12BoundsContract = (
         const three = yield* upload(ws, bomb835(804, 3, () => "PCNP01"))
         assert.deepEqual(three.claims.map((c) => c.patient_control_number), ["PCNP01", "PCNP01", "PCNP01"])
         assert.equal((yield* getEncounter(ws, encounters[0]!)).remittances?.length, 3)
-        const eventsBefore = (yield* listEvents(ws, {})).items.length
+        const eventsBefore = (yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length
         const four = yield* Effect.either(upload(ws, bomb835(805, 5, (i) => (i === 1 ? "PCNP02" : "PCNP01"))))
         assert.ok(Either.isLeft(four) && four.left._tag === "X12ReadError")
         assert.equal(four.left.message, "the 4th CLP for patient control number PCNP01 in one file: at most 3 are taken for one claim (a reversal, its correction and one more) at segment 22 (CLP)")
-        assert.equal((yield* listEvents(ws, {})).items.length, eventsBefore)
+        assert.equal((yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"] })).items.length, eventsBefore)
         assert.equal((yield* getEncounter(ws, encounters[1]!)).remittances, undefined)
         const [refused] = (yield* listX12Files(ws, {})).items
         assert.deepEqual([refused?.kind, refused?.summary.total], ["invalid", 0])

@@ -9,6 +9,7 @@ import { createBodies } from "./openapi-payloads.js"
 import { driveClearinghouse } from "./openapi-x12.js"
 import { driveConnections } from "./openapi-sftp.js"
 import { driveStatusChecks } from "./openapi-status-checks.js"
+import { driveTasks } from "./openapi-tasks.js"
 
 /**
  * The served OpenAPI document is valid OpenAPI 3.1, and it tells the truth: every route is driven
@@ -182,6 +183,7 @@ describe("every route, driven over HTTP", () => {
   test("the status check routes: successes and declared errors", () => driveStatusChecks(hit, server, tight), SLOW)
 
   test("the clearinghouse connection routes: successes and declared errors", () => driveConnections(hit, server), SLOW)
+  test("the work queue routes: successes and declared errors", () => driveTasks(hit, server, tight), SLOW)
 
   test("400, 401, 403, 404, 415 and 422 where the routes declare them", async () => {
     const [m] = made

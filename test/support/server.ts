@@ -11,8 +11,8 @@ import { type RunningServer, startServer } from "../../server/server.js"
 
 export interface TestServer {
   readonly url: string
-  /** Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write; of workspace `b`, and with webhooks:write. */
-  readonly keys: { readonly a: string; readonly aWriter: string; readonly aHooks: string; readonly b: string; readonly bHooks: string }
+  /** Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write, with tasks:write; of workspace `b`, and with webhooks:write. */
+  readonly keys: { readonly a: string; readonly aWriter: string; readonly aHooks: string; readonly aTasks: string; readonly b: string; readonly bHooks: string }
   readonly workspaces: { readonly a: string; readonly b: string }
   readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof ephemeralWebhookSettings>> | Layer.Layer.Success<typeof MemoryStorage.layer> | Layer.Layer.Success<typeof liveServices>, never>
   readonly server: RunningServer
@@ -54,7 +54,8 @@ export const startTestServer = async (
       const keyB = yield* createApiKey("clinic-b", ["claims:write"])
       const keyAHooks = yield* createApiKey("clinic-a", ["webhooks:write"])
       const keyBHooks = yield* createApiKey("clinic-b", ["webhooks:write"])
-      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks }
+      const keyATasks = yield* createApiKey("clinic-a", ["tasks:write"])
+      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks, keyATasks }
     })
   )
   const config = withDefaults({ port: 0, rateLimit: 0, ...options.config })
@@ -62,7 +63,7 @@ export const startTestServer = async (
   const worker = options.worker === undefined ? undefined : runtime.runFork(runDeliveryWorker(options.worker))
   return {
     url: server.url,
-    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, aHooks: setup.keyAHooks.key, b: setup.keyB.key, bHooks: setup.keyBHooks.key },
+    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, aHooks: setup.keyAHooks.key, b: setup.keyB.key, bHooks: setup.keyBHooks.key, aTasks: setup.keyATasks.key },
     workspaces: { a: setup.a.id, b: setup.b.id },
     runtime,
     server,

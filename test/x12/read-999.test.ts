@@ -29,7 +29,7 @@ describe("999 implementation acknowledgment", () => {
       ["101", "0002", "ack", ""],
       ["101", "0003", "move", "submission_bounced"]
     ])
-    expect(actionsFrom999(right(ack(mixed)))[2]!.action.note).toBe("999 R: transaction set 0003 rejected (5): CLM at 3 (loop 2300) error 8; element 2 error 6 '12X.00'")
+    expect(actionsFrom999(right(ack(mixed)))[2]!.action.note).toBe("999 R: transaction set 0003 rejected (5): CLM at 3 (loop 2300) error 8; element 2 error 6")
   })
 
   test("a whole group rejected without set detail bounces every set of the group", () => {

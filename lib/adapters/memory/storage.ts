@@ -40,6 +40,16 @@ const newestFirst = <A>(items: ReadonlyArray<A>, key: (a: A) => Key, q: { readon
   return scanned.slice(0, q.limit + 1)
 }
 
+/** Oldest first by (time, id), seeking from a keyset position; at most `limit + 1` rows in scan order. */
+const oldestFirst = <A>(items: ReadonlyArray<A>, key: (a: A) => Key, q: { readonly position?: { dir: "next" | "prev"; key: Key } | undefined; readonly limit: number }) => {
+  const pos = q.position
+  const scanned =
+    pos === undefined || pos.dir === "next"
+      ? items.filter((r) => pos === undefined || compareKeys(key(r), pos.key) > 0).sort((a, b) => compareKeys(key(a), key(b)))
+      : items.filter((r) => compareKeys(key(r), pos.key) < 0).sort((a, b) => compareKeys(key(b), key(a)))
+  return scanned.slice(0, q.limit + 1)
+}
+
 /**
  * In-memory storage, for tests and embedders' tests. It executes the same writes as the SQL
  * adapters, on tables with the same unique keys (from `Tables`), so it decides the same
@@ -207,7 +217,8 @@ export const makeMemoryStorage = (): StorageShape => {
         const rows = [...data[name].values()].filter(
           (r) => r.workspace_id === ws && where.every(([c, v]) => (r as Readonly<Record<string, unknown>>)[c] === v)
         )
-        return newestFirst(rows, (r) => [String((r as Readonly<Record<string, unknown>>)[key.time]), r.id], q)
+        const keyOf = (r: (typeof rows)[number]): Key => [String((r as Readonly<Record<string, unknown>>)[key.time]), r.id]
+        return "oldestFirst" in key ? oldestFirst(rows, keyOf, q) : newestFirst(rows, keyOf, q)
       }),
     findWorkspaceBySlug: (slug) => sync(() => Option.map(Option.fromNullable(all("workspaces").find((w) => w.slug === slug)), workspace)),
     listWorkspaces: () =>

@@ -1,4 +1,4 @@
-import type { Position } from "../../domain/page.js"
+import type { Direction, Position } from "../../domain/page.js"
 import type { ClaimKey, ClaimWorkScan, EncounterEventScan, EncounterScan, EventScan, PlaceScan, RawRequestScan, TablePageScan } from "../../ports/storage.js"
 import { FeedEvent } from "../../domain/event.js"
 import type { Schema } from "effect"
@@ -96,7 +96,13 @@ export const recordPage = <T extends PagedTable>(table: T, ws: string, q: TableP
   const key = Pages[table]
   const where: Readonly<Record<string, unknown>> = q.where ?? {}
   const filters: Filters = key.filters.map((c: string) => [`${c} = ?`, where[c] === undefined ? undefined : codecs[table].encodeColumn(c, where[c])])
-  return newestFirstPage(selectAll(table), { time: key.time, id: "id", workspace: "workspace_id" }, ws, q, filters)
+  const keys: Keys = { time: key.time, id: "id", workspace: "workspace_id" }
+  if (!("oldestFirst" in key)) return newestFirstPage(selectAll(table), keys, ws, q, filters)
+  // Oldest first: a page forward is a newest-first scan backward, and the other way round.
+  const against: Direction = q.position?.dir === "prev" ? "next" : "prev"
+  const position = q.position === undefined ? undefined : { dir: against, key: q.position.key }
+  const { where: conditions, params } = newestFirstWhere(keys, ws, { position, limit: q.limit }, filters)
+  return scan(selectAll(table), conditions, params, newestFirstOrder(keys.time, keys.id, against), q.limit)
 }
 
 export const ping: Query = query("SELECT 1 AS one", [])

@@ -13,6 +13,10 @@ export interface SessionInfo {
   readonly eventTypes: ReadonlyArray<string>
   /** The longest note a status move keeps. */
   readonly noteMaxLength: number
+  /** The work queue's task types, categories and statuses (the server's lists). */
+  readonly taskTypes: ReadonlyArray<string>
+  readonly taskCategories: ReadonlyArray<string>
+  readonly taskStatuses: ReadonlyArray<string>
 }
 
 let current: SessionInfo | undefined
@@ -20,6 +24,9 @@ let current: SessionInfo | undefined
 export const session = (): SessionInfo | undefined => current
 
 export const canWriteClaims = (): boolean => current?.scopes.includes("claims:write") === true
+
+/** Changing a work queue task needs this scope (as in the API). */
+export const canWriteTasks = (): boolean => current?.scopes.includes("tasks:write") === true
 
 /** Webhook endpoints and deliveries, reads included, need this scope (as in the API). */
 export const canManageWebhooks = (): boolean => current?.scopes.includes("webhooks:write") === true
@@ -31,7 +38,10 @@ const toSession = (body: unknown): SessionInfo => ({
   csrf: str(body, "csrf_token"),
   claimStatuses: strings(body, "claim_statuses"),
   eventTypes: strings(body, "event_types"),
-  noteMaxLength: num(body, "note_max_length")
+  noteMaxLength: num(body, "note_max_length"),
+  taskTypes: strings(body, "task_types"),
+  taskCategories: strings(body, "task_categories"),
+  taskStatuses: strings(body, "task_statuses")
 })
 
 /** A refused request: its status and the server's problem details. */

@@ -7,6 +7,7 @@ import { renderEncounters } from "./encounters-view.js"
 import { renderEvents } from "./events-view.js"
 import { renderIntake, renderIntakeRequest } from "./intake-view.js"
 import { renderSignIn } from "./sign-in-view.js"
+import { renderTask, renderTasks } from "./tasks-view.js"
 import { renderWebhookEndpoint, renderWebhooks } from "./webhooks-view.js"
 
 const main = document.getElementById("main") ?? document.body
@@ -16,6 +17,7 @@ const account = document.getElementById("account") ?? document.body
 const views: ReadonlyArray<{ readonly path: string; readonly label: string }> = [
   { path: "/console/encounters", label: "Encounters" },
   { path: "/console/intake", label: "Intake log" },
+  { path: "/console/work-queue", label: "Work queue" },
   { path: "/console/claims", label: "Claims by status" },
   { path: "/console/events", label: "Events" },
   { path: "/console/webhooks", label: "Webhooks" },
@@ -66,11 +68,14 @@ const draw = async () => {
   const intake = /^\/console\/intake\/([^/]+)$/.exec(path)
   const endpoint = /^\/console\/webhooks\/([^/]+)$/.exec(path)
   const x12File = /^\/console\/clearinghouse\/files\/([^/]+)$/.exec(path)
+  const task = /^\/console\/work-queue\/([^/]+)$/.exec(path)
   try {
     if (encounter?.[1] !== undefined) await renderEncounter(main, decodeURIComponent(encounter[1]))
     else if (intake?.[1] !== undefined) await renderIntakeRequest(main, decodeURIComponent(intake[1]))
     else if (endpoint?.[1] !== undefined) await renderWebhookEndpoint(main, decodeURIComponent(endpoint[1]), params)
     else if (x12File?.[1] !== undefined) await renderX12File(main, decodeURIComponent(x12File[1]), params)
+    else if (task?.[1] !== undefined) await renderTask(main, decodeURIComponent(task[1]))
+    else if (path === "/console/work-queue") await renderTasks(main, params)
     else if (path === "/console/intake") await renderIntake(main, params)
     else if (path === "/console/events") await renderEvents(main, params)
     else if (path === "/console/claims") await renderClaims(main, params)

@@ -17,7 +17,9 @@ const pagePaths = [
   "/console/webhooks",
   "/console/webhooks/{id}",
   "/console/clearinghouse",
-  "/console/clearinghouse/files/{id}"
+  "/console/clearinghouse/files/{id}",
+  "/console/work-queue",
+  "/console/work-queue/{id}"
 ]
 
 export const pageRoutes = pagePaths.map((path) =>

@@ -1,6 +1,8 @@
 import { Effect, Either, Schema } from "effect"
 import { ClaimStatuses, NOTE_MAX_LENGTH } from "../../../lib/domain/claim-status.js"
+import { TaskCategories } from "../../../lib/domain/code-meanings.js"
 import { EventTypes } from "../../../lib/domain/event.js"
+import { TaskStatuses, TaskTypes } from "../../../lib/domain/task.js"
 import { parseJsonBody } from "../../../lib/domain/json.js"
 import { authenticate, hashKey } from "../../../lib/rules/workspaces.js"
 import { readBody, requireJson } from "../../body.js"
@@ -21,7 +23,10 @@ const describe = (caller: Pick<ConsoleCaller, "principal" | "session">) => ({
   csrf_token: caller.session.csrf,
   claim_statuses: ClaimStatuses,
   event_types: EventTypes,
-  note_max_length: NOTE_MAX_LENGTH
+  note_max_length: NOTE_MAX_LENGTH,
+  task_types: TaskTypes,
+  task_categories: TaskCategories,
+  task_statuses: TaskStatuses
 })
 
 /**

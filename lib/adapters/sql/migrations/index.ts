@@ -15,6 +15,7 @@ import encounterSearch from "./0013-encounter-search.js"
 import x12ContentKey from "./0015-x12-content-key.js"
 import statusChecks from "./0016-status-checks.js"
 import clearinghouseConnections from "./0017-clearinghouse-connections.js"
+import tasks from "./0019-tasks.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -39,7 +40,8 @@ const all = {
   "13_encounter_search": encounterSearch,
   "15_x12_content_key": x12ContentKey,
   "16_status_checks": statusChecks,
-  "17_clearinghouse_connections": clearinghouseConnections
+  "17_clearinghouse_connections": clearinghouseConnections,
+  "19_tasks": tasks
 }
 
 export const migrations = Migrator.fromRecord(all)
@@ -49,7 +51,7 @@ export const migrationsThrough = (id: number): Record<string, (typeof all)[keyof
   Object.fromEntries(Object.entries(all).filter(([key]) => Number(key.split("_")[0]) <= id))
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 17
+export const latestMigrationId = 19
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
