@@ -194,6 +194,15 @@ export interface EncounterWithClaim {
    * so one id and revision always read the same.
    */
   readonly revision?: number
+  /**
+   * Every claim of the encounter, oldest first, with its most recent remittances, when the read
+   * asked for them (`withAllClaims`; absent: the latest claim is the only one).
+   */
+  readonly all_claims?: ReadonlyArray<{
+    readonly claim: ClaimRecord
+    readonly remittances: ReadonlyArray<RemittanceRecord>
+    readonly more_remittances: boolean
+  }>
 }
 
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
