@@ -68,7 +68,7 @@ describe("POST /api/claims/{claim_id}/corrections", () => {
     expect(errorPaths(bad)).toEqual(["action"])
     const content = await call("POST", `/api/claims/${claim}/corrections`, {
       ...writer(),
-      body: { action: "resubmit", encounter: { ...payload, diagnoses: [], patient: { ...payload.patient as object, date_of_birth: "soon" } } }
+      body: { action: "resubmit", encounter: { ...payload, diagnoses: [], patient: { ...(payload as unknown as { patient: object }).patient, date_of_birth: "soon" } } }
     })
     expectProblem(content, 422, "validation_failed")
     expect(errorPaths(content).length).toBeGreaterThanOrEqual(2)
