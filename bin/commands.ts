@@ -14,6 +14,7 @@ import {
 import { required, str, UsageError } from "./args.js"
 import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
 import { backupCommand, restoreCommand } from "./backup-commands.js"
+import { claimCommands } from "./claim-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 
@@ -94,6 +95,7 @@ export const commands: Record<string, Command> = {
       )
     }
   },
+  ...claimCommands,
   ...webhookCommands,
   backup: backupCommand,
   restore: restoreCommand,

@@ -28,6 +28,8 @@ describe("encounterd CLI: help and usage errors", () => {
     ["keys", "revoke"],
     ["claims", "set-status"],
     ["claims", "remittances"],
+    ["claims", "correct"],
+    ["claims", "list"],
     ["backup"],
     ["restore"],
     ["migrate"]

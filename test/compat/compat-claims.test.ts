@@ -22,7 +22,7 @@ const threeClaims = () =>
       Effect.gen(function* () {
         const payload = insurancePayload("compat-claims-1")
         const created = yield* createEncounter(ws, payload)
-        let claim = (yield* getEncounter(ws, created.encounter_id)).claim.id
+        let claim: string = (yield* getEncounter(ws, created.encounter_id)).claim.id
         for (const lines of [undefined, [{ procedure_code: "99214", quantity: "2", units: "UN", diagnosis_pointers: [0], charge_amount_cents: 9000 }]]) {
           yield* changeClaimStatus(ws, claim, "submitted_to_payer")
           yield* changeClaimStatus(ws, claim, "rejected")
