@@ -9,7 +9,7 @@ import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/st
 import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { statusUpdated } from "./change-claim-status.js"
-import { remittanceArrived, setClaimColumns, statusMove } from "./claim-writes.js"
+import { remittanceArrived, setClaimColumns, statusMove, transactionIdsAdded } from "./claim-writes.js"
 
 /** Claims looked up per read (each is a parameter of the query). */
 const LOOKUP_CHUNK = 500
@@ -82,6 +82,12 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     if (value !== undefined && value !== t.claim.payer_claim_control_number) setClaim(t, { payer_claim_control_number: value })
   }
 
+  /** Identifiers the exchange gave the claim (a 277CA's clearinghouse trace number). */
+  const transactionIds = (t: Tracked, ids: ReadonlyArray<string>) => {
+    steps.push(...transactionIdsAdded(ws, ref(t), t.claim, ids))
+    t.claim = { ...t.claim, clearinghouse_transaction_ids: [...new Set([...t.claim.clearinghouse_transaction_ids, ...ids])] }
+  }
+
   const remittance = (t: Tracked, r: Omit<RemittanceRecord, "id" | "workspace_id" | "claim_id" | "received_at">) => {
     steps.push(insert("remittances", { ...r, id: nextId(), workspace_id: ws, claim_id: t.claim.id, received_at: at }))
     steps.push(...remittanceArrived(ws, ref(t), at))
@@ -145,7 +151,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     })
   }
 
-  return { steps, outcomes, lookUp, byPcn, byId, apply, unmatched, payerControlNumber, remittance }
+  return { steps, outcomes, lookUp, byPcn, byId, apply, unmatched, payerControlNumber, transactionIds, remittance }
 }
 
 export type ImportPlan = ReturnType<typeof makeImportPlan>

@@ -105,6 +105,7 @@ const plan277 = (plan: ImportPlan, ack: Ack277CA) =>
         continue
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
+      if (entry.clearinghouse_trace_number !== undefined) plan.transactionIds(t, [`D9:${entry.clearinghouse_trace_number}`])
       plan.apply(t, notedAction(statusFrom277Claim(entry), count))
     }
   })
