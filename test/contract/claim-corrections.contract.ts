@@ -262,12 +262,14 @@ export const claimCorrectionsContract = (
         assert.equal(event.payload.status, "submission_bounced")
         yield* changeClaimStatus(ws, claimId, "submitted_to_payer")
         // A 277CA acknowledgment with the payer's number, then an 835 paying it.
-        yield* upload(ws, make277(505, [{ pcn: "PCNCG1", category: "A2", payerControl: "PAYER-CG1" }]))
+        yield* upload(ws, make277(505, [{ pcn: "PCNCG1", category: "A2", payerControl: "PAYER-CG1", trace: "CHT-CG1" }]))
         yield* upload(ws, paid835(506, "PCNCG1", "PAYER-CG1"))
         const old = yield* claimRow(ws, claimId)
         assert.equal(old.status, "paid")
         assert.equal(old.payer_claim_control_number, "PAYER-CG1")
         assert.notEqual(old.processing_started_at, null)
+        // The exchange's identifiers: the first batch's interchange and set, the 277CA's trace.
+        assert.deepEqual(old.clearinghouse_transaction_ids, [`ISA13:${String(batch.interchange_control_number).padStart(9, "0")}`, "ST02:0001", "D9:CHT-CG1"])
         event = yield* lastStatusEvent(ws)
         assert.equal(event.payload.claim_id, claimId)
         assert.equal(event.payload.status, "paid")
