@@ -5,6 +5,7 @@ import type { WorkspaceId } from "../../lib/domain/ids.js"
 import { Clock, type Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
 import { insert, remove } from "../../lib/ports/write.js"
+import { correctClaim } from "../../lib/rules/correct-claim.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
@@ -98,7 +99,7 @@ export const webhookOutboxContract = (
       })
     ))
 
-  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835) queues one delivery per enabled endpoint that takes each event", () =>
+  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835, correction) queues one delivery per enabled endpoint that takes each event", () =>
     run(
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("hooks-every", "E")).id
@@ -156,6 +157,8 @@ export const webhookOutboxContract = (
         assert.equal(yield* check("277CA"), 15)
         yield* upload(x12File("835-mixed.x12"))
         assert.equal(yield* check("835"), 17)
+        yield* correctClaim(ws, claims.PCN0001!, { action: "replace" })
+        assert.equal(yield* check("correction"), 18)
       })
     ))
 
