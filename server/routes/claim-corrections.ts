@@ -62,15 +62,22 @@ export const claimCorrectionRoute = authed(
   ({ principal, params, request, config }) => Effect.gen(() => correct(principal, params.claim_id ?? "", request, config.bodyLimit))
 )
 
+/** A correction body, read and checked the same way wherever a claim is corrected (API, console). */
+export const readCorrection = (request: Request, bodyLimit: number) =>
+  Effect.gen(function* () {
+    yield* requireJson(request)
+    const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
+    // Refused before decoding: error messages quote the value, and quoting walks it recursively.
+    if (nestsDeeperThan(raw, MAX_DEPTH)) {
+      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
+    }
+    const decoded = decodeCorrection(raw)
+    if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
+    return decoded.right
+  })
+
 function* correct(principal: Principal, claimId: string, request: Request, bodyLimit: number) {
-  yield* requireJson(request)
-  const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
-  if (nestsDeeperThan(raw, MAX_DEPTH)) {
-    return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-  }
-  const decoded = decodeCorrection(raw)
-  if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
-  const result = yield* correctClaim(principal.workspace.id, claimId, decoded.right)
+  const result = yield* correctClaim(principal.workspace.id, claimId, yield* readCorrection(request, bodyLimit))
   return json(201, result.claim)
 }
 
