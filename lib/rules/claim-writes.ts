@@ -48,7 +48,8 @@ export const transactionIdsAdded = (ws: WorkspaceId, ref: ClaimRef, claim: Claim
 }
 
 /**
- * The write of a correction: a new claim of the encounter that becomes its latest. The claim is
+ * The write of a correction: a new claim of the encounter that becomes its latest, made from
+ * `former` (the latest, compare-and-set on the status it was read with). The claim is
  * inserted (refused when its generated control number is taken: `"pcn"`); its StatusUpdated event
  * touches the encounter's row with the switch of `latest_claim_id` and the new claim's copy,
  * compare-and-set on the former latest claim (refused when another correction came first:
@@ -59,6 +60,7 @@ export const transactionIdsAdded = (ws: WorkspaceId, ref: ClaimRef, claim: Claim
 export const claimAdded = (
   ws: WorkspaceId,
   encounter: { readonly id: EncounterId; readonly latest_claim_id: ClaimId; readonly payload: EncounterCreate },
+  former: ClaimRecord,
   claim: ClaimRecord,
   event: EventRecord,
   content: EncounterCreate | undefined,
@@ -73,6 +75,9 @@ export const claimAdded = (
   return {
     operation: "correctClaim",
     steps: [
+      // The former latest claim must still have the status the correction was judged on (a move of it
+      // since refuses the write, which is then judged again); the update changes nothing else.
+      update<"claims", "stale" | "pcn">("claims", former.id, { workspace_id: ws, status: former.status }, { status: former.status }, "stale"),
       insert<"claims", "stale" | "pcn">("claims", claim, { unique: "patient_control_number", refuse: () => "pcn" }),
       ...(content === undefined
         ? []

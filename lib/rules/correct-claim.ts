@@ -82,11 +82,11 @@ function* correctClaimGen(ws: WorkspaceId, claimId: string, request: CorrectionR
         ...(note !== undefined ? { note } : {})
       }
     }
-    const result = yield* commit(claimAdded(ws, encounter, made, event, content, earlier))
+    const result = yield* commit(claimAdded(ws, encounter, claim, made, event, content, earlier))
     if (result._tag === "Written") {
       return { claim: toClaim(content ?? encounter.payload, made), encounter_id: encounter.id } satisfies CorrectionResult
     }
-    // "stale": another correction came first (judged again: no longer the latest); "pcn": draw another number.
+    // "stale": another correction or a move of the claim came first (judged again); "pcn": draw another number.
   }
 }
 

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict"
 import { Effect, Either, Option } from "effect"
 import type { ClaimRecord } from "../../lib/domain/encounter.js"
-import { ClaimId, EncounterId, type WorkspaceId } from "../../lib/domain/ids.js"
+import { ClaimId, EncounterId, EventId, type WorkspaceId } from "../../lib/domain/ids.js"
 import type { Clock, Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
+import { claimAdded } from "../../lib/rules/claim-writes.js"
+import { commit } from "../../lib/rules/commit.js"
 import { putClearinghouseSettings } from "../../lib/rules/clearinghouse-settings.js"
 import { correctClaim } from "../../lib/rules/correct-claim.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
@@ -243,6 +245,32 @@ export const claimCorrectionsContract = (
         assert.equal((yield* listEncounterClaims(ws, encounterId)).length, 2)
         assert.equal((yield* listEvents(ws, {})).items.length, before + 1)
         assert.equal((yield* getEncounter(ws, encounterId)).claim.id, won[0]!.right.claim.id)
+      })
+    ))
+
+  test("a correction's write is refused when its claim moved since it was read, or is no longer the latest", () =>
+    run(
+      Effect.gen(function* () {
+        const { ws, encounterId, claimId } = yield* submitted("corr-h", "PCNCH1")
+        yield* changeClaimStatus(ws, claimId, "rejected")
+        const read = Option.getOrThrow(yield* (yield* Storage).findClaim(ws, ClaimId.make(claimId)))
+        // The claim moves on after the read: the write judged on "rejected" is refused, nothing written.
+        yield* changeClaimStatus(ws, claimId, "draft")
+        const attempt = (suffix: string) => {
+          const made: ClaimRecord = { ...read.claim, id: ClaimId.make(`0190ffff-0000-7000-8000-00000000000${suffix}`), patient_control_number: `PCNCHX${suffix}`, status: "draft", resubmission_original_claim_id: read.claim.id, resubmission_action: "resubmit" }
+          const event = {
+            id: EventId.make(`0190ffff-0000-7000-8000-00000000010${suffix}`),
+            workspace_id: ws,
+            event_type: "ExternalApi.Encounter.StatusUpdated" as const,
+            created_at: read.claim.created_at,
+            timestamp: read.claim.created_at,
+            payload: { encounter_id: encounterId, external_id: "enc-PCNCH1", claim_id: made.id, previous_status: "rejected", status: "draft" }
+          }
+          return commit(claimAdded(ws, read.encounter, read.claim, made, event, undefined, []))
+        }
+        assert.deepEqual(yield* attempt("1"), { _tag: "Refused", refusal: "stale" })
+        assert.equal((yield* listEncounterClaims(ws, encounterId)).length, 1)
+        assert.equal((yield* getEncounter(ws, encounterId)).claim.id, claimId)
       })
     ))
 
