@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { serialization } from "candidhealth"
 import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { startTestServer, type TestServer } from "../support/server.js"
 import { make277 } from "../support/x12-files.js"
@@ -51,6 +52,14 @@ describe("POST /api/claims/{claim_id}/corrections", () => {
     expect(read.body.latest_claim.resubmission_original_claim_id).toBe(claim)
     const compat = await call("GET", `/api/encounters/compat-version/${encounter}`)
     expect(compat.body.claims.map((c: { claim_id: string; status: string }) => [c.claim_id, c.status])).toEqual([[claim, "rejected"], [res.body.id, "draft"]])
+    // The vendor SDK parses it: leniently on enums only (draft is not in its vocabulary), then strictly with a vendor status.
+    const vendor = serialization.encounters.v4.Encounter
+    const lenient = vendor.parse(compat.body, { allowUnrecognizedEnumValues: true })
+    expect(lenient.ok ? [] : lenient.errors).toEqual([])
+    const strict = vendor.parse({ ...compat.body, claims: compat.body.claims.map((c: object) => ({ ...c, status: "rejected" })) })
+    expect(strict.ok ? [] : strict.errors).toEqual([])
+    const page = await call("GET", `/api/encounters/compat-version?external_id=${String((payload as Record<string, unknown>).external_id)}`)
+    expect(page.body.items[0].claims).toHaveLength(2)
     // The claim that is no longer the latest: 409 invalid_correction naming its status and actions.
     const again = await call("POST", `/api/claims/${claim}/corrections`, { ...writer(), body: { action: "resubmit" } })
     expectProblem(again, 409, "invalid_correction")
