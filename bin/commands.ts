@@ -16,6 +16,7 @@ import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
 import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { clearinghouseCommands } from "./clearinghouse-commands.js"
 import { taskCommands } from "./task-commands.js"
+import { claimCommands } from "./claim-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 import { statusCheckCommands } from "./status-check-commands.js"
@@ -97,6 +98,7 @@ export const commands: Record<string, Command> = {
       )
     }
   },
+  ...claimCommands,
   ...webhookCommands,
   backup: backupCommand,
   restore: restoreCommand,

@@ -3,6 +3,7 @@ import { VERSION } from "./build-info.js"
 import { consoleRoutes } from "./console/console-routes.js"
 import { makeOpenApi, OpenApiDocument } from "./openapi.js"
 import { json, open, type Route } from "./route.js"
+import { claimCorrectionRoutes } from "./routes/claim-corrections.js"
 import { claimRemittancesRoute, claimStatusCountsRoute, claimStatusRoute } from "./routes/claims.js"
 import { clearinghouseRoutes } from "./routes/clearinghouse.js"
 import { clearinghouseConnectionRoutes } from "./routes/clearinghouse-connections.js"
@@ -33,6 +34,8 @@ const apiRoutes: ReadonlyArray<Route> = [
   claimStatusCountsRoute,
   claimStatusRoute,
   claimRemittancesRoute,
+  // After the literal /api/claims/status-counts, which /api/claims/{claim_id} would shadow.
+  ...claimCorrectionRoutes,
   intakeListRoute,
   intakeGetRoute,
   ...clearinghouseRoutes,

@@ -20,6 +20,7 @@ import {
 } from "../lib/domain/errors.js"
 import type { InvalidClearinghouseSettings } from "../lib/domain/clearinghouse.js"
 import type { ClaimNotSubmitted, InvalidStatusCheckSettings, StatusCheckNotFound, StatusCheckSettingsNotFound } from "../lib/domain/status-check-settings.js"
+import type { InvalidCorrection } from "../lib/domain/claim-correction.js"
 import type {
   BatchTransitionsRefused,
   ClearinghouseNotConfigured,
@@ -73,6 +74,7 @@ export type HttpFailure =
   | InvalidEncounter
   | PatientControlNumberTaken
   | InvalidTransition
+  | InvalidCorrection
   | EncounterNotFound
   | EventNotFound
   | IntakeRequestNotFound
@@ -206,6 +208,14 @@ export const toProblem = (e: HttpFailure): Problem => {
         title: "Invalid status transition",
         detail: e.message,
         extra: { claim_id: e.claim_id, current_status: e.from, requested_status: e.to, allowed_transitions: e.allowed }
+      }
+    case "InvalidCorrection":
+      return {
+        status: 409,
+        code: "invalid_correction",
+        title: "Invalid correction",
+        detail: e.message,
+        extra: { claim_id: e.claim_id, current_status: e.status, requested_action: e.action, allowed_actions: e.allowed }
       }
     case "BatchTransitionsRefused": {
       // The members of a single refused move describe the first claim; `errors` lists them all.

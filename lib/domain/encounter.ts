@@ -27,7 +27,20 @@ export const StoredPayload = Schema.declare(
   { identifier: "StoredPayload", description: "A create payload, validated when it was received" }
 )
 
-/** A stored claim: its status moves; the clinical content stays on the encounter's payload. */
+/** CLM05-3: an original claim, a replacement of a prior claim, a void of a prior claim. */
+export const ClaimFrequencyCodes = ["1", "7", "8"] as const
+export type ClaimFrequencyCode = (typeof ClaimFrequencyCodes)[number]
+
+/** How a claim was made from an earlier one (`correctClaim`). */
+export const CorrectionActions = ["resubmit", "replace", "void", "secondary"] as const
+export const CorrectionAction = Schema.Literal(...CorrectionActions)
+export type CorrectionAction = typeof CorrectionAction.Type
+
+/**
+ * A stored claim: its status moves. Its content is its encounter's payload unless `payload` holds
+ * its own: a claim keeps the content it was billed from when a correction brings new content to
+ * the encounter (the encounter's payload is always its latest claim's).
+ */
 export const ClaimRecord = Schema.Struct({
   id: ClaimId,
   workspace_id: WorkspaceId,
@@ -41,7 +54,21 @@ export const ClaimRecord = Schema.Struct({
   /** When a 277CA said the payer accepted the claim into adjudication (A2). */
   processing_started_at: Schema.NullOr(Schema.String),
   /** When a status inquiry (277) last answered about the claim. */
-  last_checked_at: Schema.NullOr(Schema.String)
+  last_checked_at: Schema.NullOr(Schema.String),
+  /** CLM05-3 (`ClaimFrequencyCodes`); `1` for every claim made before corrections existed. */
+  frequency_code: Schema.String,
+  /** The claim this one was made from by a correction; null for an encounter's first claim. */
+  resubmission_original_claim_id: Schema.NullOr(ClaimId),
+  /** The correction that made it (`CorrectionActions`); null for an encounter's first claim. */
+  resubmission_action: Schema.NullOr(Schema.String),
+  /** The payer's claim control number of the claim a replacement or void cancels (REF*F8). */
+  original_payer_claim_control_number: Schema.NullOr(Schema.String),
+  /** Identifiers the exchange gave the claim: our batch's ISA13/ST02, a 277CA's REF*D9. */
+  clearinghouse_transaction_ids: Schema.Array(Schema.String),
+  /** For a claim billed to the secondary payer: the primary's claim, whose remittance it carries (COB). */
+  primary_claim_id: Schema.NullOr(ClaimId),
+  /** The content it was billed from when it is not its encounter's current payload; null: the encounter's. */
+  payload: Schema.NullOr(StoredPayload)
 })
 export type ClaimRecord = typeof ClaimRecord.Type
 
@@ -74,6 +101,12 @@ export const EncounterRow = Schema.Struct({
   latest_claim_payer_claim_control_number: ClaimRecord.fields.payer_claim_control_number,
   latest_claim_processing_started_at: ClaimRecord.fields.processing_started_at,
   latest_claim_last_checked_at: ClaimRecord.fields.last_checked_at,
+  latest_claim_frequency_code: ClaimRecord.fields.frequency_code,
+  latest_claim_resubmission_original_claim_id: ClaimRecord.fields.resubmission_original_claim_id,
+  latest_claim_resubmission_action: ClaimRecord.fields.resubmission_action,
+  latest_claim_original_payer_claim_control_number: ClaimRecord.fields.original_payer_claim_control_number,
+  latest_claim_clearinghouse_transaction_ids: ClaimRecord.fields.clearinghouse_transaction_ids,
+  latest_claim_primary_claim_id: ClaimRecord.fields.primary_claim_id,
   /** When the latest claim's latest remittance came in; null while it has none (no lookup needed). */
   latest_claim_remittances_at: Schema.NullOr(Schema.String),
   /**
@@ -89,8 +122,8 @@ export const EncounterRow = Schema.Struct({
    */
   revision: Schema.Number,
   // What the list filters and the claim money read, derived from the validated payload at intake
-  // (`searchColumns`; migration 13 filled them for the rows stored before). Never written again:
-  // the payload does not change.
+  // (`searchColumns`; migration 13 filled them for the rows stored before). Written again only
+  // with the payload, when a correction brings new content.
   /** The patient's last name in `foldName` form (the `patient_last_name` prefix filter). */
   patient_last_name_lower: Schema.String,
   patient_date_of_birth: Schema.String,
@@ -130,7 +163,13 @@ const latestClaimCopies = {
   patient_control_number: "latest_claim_patient_control_number",
   payer_claim_control_number: "latest_claim_payer_claim_control_number",
   processing_started_at: "latest_claim_processing_started_at",
-  last_checked_at: "latest_claim_last_checked_at"
+  last_checked_at: "latest_claim_last_checked_at",
+  frequency_code: "latest_claim_frequency_code",
+  resubmission_original_claim_id: "latest_claim_resubmission_original_claim_id",
+  resubmission_action: "latest_claim_resubmission_action",
+  original_payer_claim_control_number: "latest_claim_original_payer_claim_control_number",
+  clearinghouse_transaction_ids: "latest_claim_clearinghouse_transaction_ids",
+  primary_claim_id: "latest_claim_primary_claim_id"
 } as const satisfies { readonly [K in keyof ClaimRecord]?: keyof EncounterRow }
 
 /** What the encounter's row copies of claim columns being set: the `latest_claim_*` columns. */
@@ -159,6 +198,15 @@ export interface EncounterWithClaim {
    * so one id and revision always read the same.
    */
   readonly revision?: number
+  /**
+   * Every claim of the encounter, oldest first, with its most recent remittances, when the read
+   * asked for them (`withAllClaims`; absent: the latest claim is the only one).
+   */
+  readonly all_claims?: ReadonlyArray<{
+    readonly claim: ClaimRecord
+    readonly remittances: ReadonlyArray<RemittanceRecord>
+    readonly more_remittances: boolean
+  }>
 }
 
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
@@ -194,7 +242,15 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
     patient_control_number: r.latest_claim_patient_control_number,
     payer_claim_control_number: r.latest_claim_payer_claim_control_number,
     processing_started_at: r.latest_claim_processing_started_at,
-    last_checked_at: r.latest_claim_last_checked_at
+    last_checked_at: r.latest_claim_last_checked_at,
+    frequency_code: r.latest_claim_frequency_code,
+    resubmission_original_claim_id: r.latest_claim_resubmission_original_claim_id,
+    resubmission_action: r.latest_claim_resubmission_action,
+    original_payer_claim_control_number: r.latest_claim_original_payer_claim_control_number,
+    clearinghouse_transaction_ids: r.latest_claim_clearinghouse_transaction_ids,
+    primary_claim_id: r.latest_claim_primary_claim_id,
+    // The latest claim's content is its encounter's payload.
+    payload: null
   },
   revision: r.revision
 })
@@ -307,39 +363,50 @@ export type Encounter = typeof Encounter.Type
 export const initialClaimStatus = (p: EncounterCreate): "draft" | "not_billable" =>
   p.billable_status === "NOT_BILLABLE" ? "not_billable" : "draft"
 
-export const toClaim = (p: EncounterCreate, c: ClaimRecord, remittances: ReadonlyArray<RemittanceRecord> = [], moreRemittances = false): Claim => ({
-  id: c.id,
-  created_at: c.created_at,
-  status: c.status,
-  status_changed_at: c.status_changed_at,
-  last_checked_at: c.last_checked_at,
-  processing_started_at: c.processing_started_at,
-  processing_ended_at: null,
-  patient_control_number: c.patient_control_number,
-  patient: p.patient,
-  billing_provider: p.billing_provider,
-  rendering_provider: p.rendering_provider,
-  diagnoses: p.diagnoses,
-  service_lines: (p.service_lines ?? []).map((l) => ({ ...l, quantity: Number(l.quantity) })),
-  service_facility: p.service_facility ?? null,
-  subscriber_primary: p.subscriber_primary ?? null,
-  payer_id: p.subscriber_primary?.insurance_card.payer_id ?? null,
-  payer_name: p.subscriber_primary?.insurance_card.payer_name ?? null,
-  patient_authorized_release: p.patient_authorized_release,
-  benefits_assigned_to_provider: p.benefits_assigned_to_provider,
-  provider_accepts_assignment: p.provider_accepts_assignment,
-  billable_status: p.billable_status,
-  responsible_party: p.responsible_party,
-  place_of_service_code: p.place_of_service_code,
-  date_of_service: dateOfService(p),
-  resubmission_original_claim_id: null,
-  resubmission_action: null,
-  original_payer_claim_control_number: null,
-  clearinghouse_transaction_ids: [],
-  payer_claim_control_number: c.payer_claim_control_number,
-  remittances: remittances.map(toRemittance),
-  more_remittances: moreRemittances
-})
+/** The content a claim was billed from: its own, else its encounter's current payload. */
+export const claimPayload = (encounterPayload: EncounterCreate, c: ClaimRecord): EncounterCreate => c.payload ?? encounterPayload
+
+/** The subscriber whose payer a claim bills: the secondary for a claim made by `secondary`, else the primary. */
+export const billedSubscriber = (p: EncounterCreate, c: ClaimRecord) => (c.primary_claim_id === null ? p.subscriber_primary : p.subscriber_secondary)
+
+/** A claim in the normalized shape; `encounterPayload` is its encounter's (the claim's own `payload` wins). */
+export const toClaim = (encounterPayload: EncounterCreate, c: ClaimRecord, remittances: ReadonlyArray<RemittanceRecord> = [], moreRemittances = false): Claim => {
+  const p = claimPayload(encounterPayload, c)
+  const billed = billedSubscriber(p, c)
+  return {
+    id: c.id,
+    created_at: c.created_at,
+    status: c.status,
+    status_changed_at: c.status_changed_at,
+    last_checked_at: c.last_checked_at,
+    processing_started_at: c.processing_started_at,
+    processing_ended_at: null,
+    patient_control_number: c.patient_control_number,
+    patient: p.patient,
+    billing_provider: p.billing_provider,
+    rendering_provider: p.rendering_provider,
+    diagnoses: p.diagnoses,
+    service_lines: (p.service_lines ?? []).map((l) => ({ ...l, quantity: Number(l.quantity) })),
+    service_facility: p.service_facility ?? null,
+    subscriber_primary: p.subscriber_primary ?? null,
+    payer_id: billed?.insurance_card.payer_id ?? null,
+    payer_name: billed?.insurance_card.payer_name ?? null,
+    patient_authorized_release: p.patient_authorized_release,
+    benefits_assigned_to_provider: p.benefits_assigned_to_provider,
+    provider_accepts_assignment: p.provider_accepts_assignment,
+    billable_status: p.billable_status,
+    responsible_party: p.responsible_party,
+    place_of_service_code: p.place_of_service_code,
+    date_of_service: dateOfService(p),
+    resubmission_original_claim_id: c.resubmission_original_claim_id,
+    resubmission_action: c.resubmission_action,
+    original_payer_claim_control_number: c.original_payer_claim_control_number,
+    clearinghouse_transaction_ids: c.clearinghouse_transaction_ids,
+    payer_claim_control_number: c.payer_claim_control_number,
+    remittances: remittances.map(toRemittance),
+    more_remittances: moreRemittances
+  }
+}
 
 export const toEncounter = ({ encounter: e, claim, remittances, more_remittances }: EncounterWithClaim): Encounter => ({
   id: e.id,

@@ -38,7 +38,7 @@ export const Tables = {
   encounters: table({
     name: "encounters",
     record: EncounterRow,
-    json: ["payload"],
+    json: ["payload", "latest_claim_clearinghouse_transaction_ids"],
     generated: [],
     unique: { external_id: ["workspace_id", "external_id"] },
     revision: "revision",
@@ -48,7 +48,7 @@ export const Tables = {
   claims: table({
     name: "claims",
     record: ClaimRecord,
-    json: [],
+    json: ["clearinghouse_transaction_ids", "payload"],
     generated: [],
     unique: { patient_control_number: ["workspace_id", "patient_control_number"] }
   }),
@@ -179,6 +179,8 @@ export const Pages = {
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },
+  // An encounter's claims (a correction adds one).
+  claims: { time: "created_at", filters: ["encounter_id"] },
   webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
   clearinghouse_connections: { time: "created_at", filters: [] },
   clearinghouse_uploads: { time: "created_at", filters: ["connection_id", "status"] },

@@ -31,7 +31,7 @@ export interface IntakeResult {
 }
 
 const PCN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-const generatePcn = (): string => {
+export const generatePcn = (): string => {
   let s = ""
   for (let i = 0; i < 12; i++) s += PCN_ALPHABET[randomInt(PCN_ALPHABET.length)]
   return s
@@ -180,7 +180,14 @@ const newEncounter = (
       patient_control_number: pcn,
       payer_claim_control_number: null,
       processing_started_at: null,
-      last_checked_at: null
+      last_checked_at: null,
+      frequency_code: "1",
+      resubmission_original_claim_id: null,
+      resubmission_action: null,
+      original_payer_claim_control_number: null,
+      clearinghouse_transaction_ids: [],
+      primary_claim_id: null,
+      payload: null
     },
     event: {
       id: EventId.make(nextId()),

@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
 import { commit } from "./commit.js"
 import { allowedTransitions } from "../domain/claim-status.js"
-import type { EncounterWithClaim } from "../domain/encounter.js"
+import { claimPayload, type EncounterWithClaim } from "../domain/encounter.js"
+import { toRemittance } from "../domain/remittance.js"
 import { ClaimNotFound } from "../domain/errors.js"
 import { ClaimId, EventId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { BatchTransitionsRefused, ControlNumbersExhausted } from "../domain/x12-exchange-errors.js"
@@ -9,10 +10,12 @@ import { toX12Batch, type X12Batch, type X12BatchRecord } from "../domain/x12-ex
 import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert, type Step, update } from "../ports/write.js"
-import { InvalidExportRequest } from "../x12/errors.js"
+import { interchangeControlNumber } from "../x12/envelope.js"
+import { ClaimsNotExportable, ExportProblem, InvalidExportRequest } from "../x12/errors.js"
 import { build837P } from "../x12/export-837p/build.js"
+import type { ExportClaim } from "../x12/export-837p/claim.js"
 import { statusUpdated } from "./change-claim-status.js"
-import { statusMove } from "./claim-writes.js"
+import { statusMove, transactionIdsAdded } from "./claim-writes.js"
 import { requireClearinghouse } from "./clearinghouse-settings.js"
 
 /** ISA13 has nine digits. */
@@ -26,11 +29,28 @@ const findClaim = (workspaceId: WorkspaceId, id: string) =>
     return found.value
   })
 
-const exportClaim = ({ claim, encounter }: EncounterWithClaim) => ({
-  claim_id: claim.id,
-  patient_control_number: claim.patient_control_number,
-  payload: encounter.payload
-})
+/**
+ * A claim as the 837P carries it: the content it is billed from, its frequency code and, for a
+ * claim to the secondary payer, its primary claim's newest remittance.
+ */
+const exportClaim = (workspaceId: WorkspaceId, { claim, encounter }: EncounterWithClaim) =>
+  Effect.gen(function* () {
+    const payload = claimPayload(encounter.payload, claim)
+    const base: ExportClaim = {
+      claim_id: claim.id,
+      patient_control_number: claim.patient_control_number,
+      payload,
+      frequency_code: claim.frequency_code,
+      original_payer_claim_control_number: claim.original_payer_claim_control_number
+    }
+    if (claim.primary_claim_id === null) return base
+    const [newest] = yield* (yield* Storage).page("remittances", workspaceId, { where: { claim_id: claim.primary_claim_id }, limit: 1 })
+    if (newest === undefined || payload.subscriber_primary === undefined) {
+      const problem = new ExportProblem({ field: "subscriber_primary", message: "the primary claim's remittance and subscriber are needed to bill the secondary payer" })
+      return yield* new ClaimsNotExportable({ claims: [{ claim_id: claim.id, problems: [problem] }] })
+    }
+    return { ...base, primary: { subscriber: payload.subscriber_primary, remittance: toRemittance(newest) } }
+  })
 
 /**
  * One claim as an 837P interchange, for a look before sending: nothing is stored or moved. It
@@ -48,7 +68,7 @@ export const preview837P = (workspaceId: WorkspaceId, claimId: string) =>
       group_control_number: next,
       first_transaction_set_control_number: 1,
       created_at: new Date((yield* Clock).now()),
-      claims: [exportClaim(found)]
+      claims: [yield* exportClaim(workspaceId, found)]
     })
     return built.text
   })
@@ -113,7 +133,7 @@ export const createX12Batch = <E = never, R = never>(
         group_control_number: control,
         first_transaction_set_control_number: 1,
         created_at: new Date(now),
-        claims: found.map(exportClaim)
+        claims: yield* Effect.forEach(found, (f) => exportClaim(workspaceId, f))
       })
       const batch: X12BatchRecord = {
         id: ids.next(),
@@ -136,6 +156,14 @@ export const createX12Batch = <E = never, R = never>(
           statusUpdated(workspaceId, EventId.make(ids.next()), encounter, claim, "submitted_to_payer", at, note)
         ).steps
       )
+      // Each claim keeps the exchange's identifiers of what carried it: the interchange and its transaction set.
+      const setOf = new Map(built.transaction_sets.flatMap((set) => set.claim_ids.map((id) => [id, set.control_number] as const)))
+      const identified = found.flatMap(({ encounter, claim }) =>
+        transactionIdsAdded(workspaceId, { encounterId: encounter.id, latestClaimId: encounter.latest_claim_id, claimId: claim.id }, claim, [
+          `ISA13:${interchangeControlNumber(control)}`,
+          `ST02:${setOf.get(claim.id) ?? ""}`
+        ])
+      )
       if (beforeCommit !== undefined) yield* beforeCommit(batch)
       const result = yield* commit<"stale">({
         operation: "createX12Batch",
@@ -148,6 +176,7 @@ export const createX12Batch = <E = never, R = never>(
             "stale"
           ),
           ...moves,
+          ...identified,
           insert("x12_batches", batch)
         ]
       })

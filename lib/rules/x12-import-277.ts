@@ -75,6 +75,7 @@ export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA, fileId
         continue
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
+      if (own?.entry.clearinghouse_trace_number !== undefined) plan.transactionIds(t, [`D9:${own.entry.clearinghouse_trace_number}`])
       const action = withBatchStatus(own === undefined ? undefined : statusFrom277Claim(own.entry), covered.get(pcn))
       if (action !== undefined) plan.apply(t, notedAction(action, count), own === undefined ? undefined : detailOf277(own.entry, fileId))
     }

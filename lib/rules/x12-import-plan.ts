@@ -11,7 +11,7 @@ import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/st
 import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { statusUpdated } from "./change-claim-status.js"
-import { remittanceArrived, setClaimColumns, statusMove } from "./claim-writes.js"
+import { remittanceArrived, setClaimColumns, statusMove, transactionIdsAdded } from "./claim-writes.js"
 
 /** Claims looked up per read (each is a parameter of the query). */
 const LOOKUP_CHUNK = 500
@@ -83,6 +83,12 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
 
   const payerControlNumber = (t: Tracked, value: string | undefined) => {
     if (value !== undefined && value !== t.claim.payer_claim_control_number) setClaim(t, { payer_claim_control_number: value })
+  }
+
+  /** Identifiers the exchange gave the claim (a 277CA's clearinghouse trace number). */
+  const transactionIds = (t: Tracked, ids: ReadonlyArray<string>) => {
+    steps.push(...transactionIdsAdded(ws, ref(t), t.claim, ids))
+    t.claim = { ...t.claim, clearinghouse_transaction_ids: [...new Set([...t.claim.clearinghouse_transaction_ids, ...ids])] }
   }
 
   const remittance = (t: Tracked, r: Omit<RemittanceRecord, "id" | "workspace_id" | "claim_id" | "received_at">) => {
@@ -165,7 +171,7 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     })
   }
 
-  return { steps, causes, outcomes, lookUp, byPcn, byId, apply, cause, unmatched, payerControlNumber, remittance }
+  return { steps, causes, outcomes, lookUp, byPcn, byId, apply, cause, unmatched, payerControlNumber, transactionIds, remittance }
 }
 
 /** What a file says about a claim's work: the cause without its claim and time. */

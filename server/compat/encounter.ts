@@ -1,4 +1,4 @@
-import type { EncounterWithClaim } from "../../lib/domain/encounter.js"
+import { claimPayload, type EncounterWithClaim } from "../../lib/domain/encounter.js"
 import type { EncounterCreate, ServiceLine } from "../../lib/domain/encounter-input.js"
 import {
   type CompatAdditionalProvider,
@@ -189,7 +189,7 @@ const lineDates = (line: ServiceLine, p: Payload, createdAt: string): CompatServ
   return end === undefined ? { start_date: start } : { start_date: start, end_date: end }
 }
 
-export const toCompatEncounter = ({ encounter: e, claim, remittances = [] }: EncounterWithClaim, baseUrl: string): CompatEncounter => {
+export const toCompatEncounter = ({ encounter: e, claim, remittances = [], all_claims }: EncounterWithClaim, baseUrl: string): CompatEncounter => {
   const p = e.payload
   const id = (kind: string, index = 0) => stableId(e.id, kind, index)
   const billingAddress = p.billing_provider.address
@@ -203,7 +203,8 @@ export const toCompatEncounter = ({ encounter: e, claim, remittances = [] }: Enc
     ...d
   }))
 
-  const serviceLines = (p.service_lines ?? []).map((l, i): CompatServiceLine => {
+  // Each claim's lines are those of the content it was billed from (its own, or the encounter's).
+  const serviceLinesOf = (p: Payload, claimId: string) => (p.service_lines ?? []).map((l, i): CompatServiceLine => {
     // Pointers are zero-based indexes into `diagnoses`; intake rejects out-of-range ones.
     const pointed: { [K in DiagnosisIdKey]?: string } = {}
     l.diagnosis_pointers.forEach((ptr, n) => {
@@ -214,7 +215,7 @@ export const toCompatEncounter = ({ encounter: e, claim, remittances = [] }: Enc
     const range = lineDates(l, p, e.created_at)
     return {
       service_line_id: id("service_line", i),
-      claim_id: claim.id,
+      claim_id: claimId,
       created_at: e.created_at,
       procedure_code: l.procedure_code,
       quantity: l.quantity,
@@ -243,7 +244,13 @@ export const toCompatEncounter = ({ encounter: e, claim, remittances = [] }: Enc
     // Nothing is pending on anyone in this service's model, and every encounter came from an API caller.
     owner_of_next_action: "NONE",
     submission_origin: "EXTERNAL",
-    claims: [{ claim_id: claim.id, status: claim.status, service_lines: serviceLines, eras: remittances.map((r) => ({ era_id: r.id, check_number: r.check_number, check_date: r.payment_date })) }],
+    // Every claim, oldest first, when the read has them (`all_claims`); else the latest, the only one.
+    claims: (all_claims ?? [{ claim, remittances }]).map((c) => ({
+      claim_id: c.claim.id,
+      status: c.claim.status,
+      service_lines: serviceLinesOf(claimPayload(p, c.claim), c.claim.id),
+      eras: c.remittances.map((r) => ({ era_id: r.id, check_number: r.check_number, check_date: r.payment_date }))
+    })),
     patient: toPatient(p.patient, id("patient")),
     billing_provider: provider("billing_provider")(p.billing_provider),
     rendering_provider: provider("rendering_provider")(p.rendering_provider),

@@ -3,6 +3,7 @@ import * as apiSource from "./client/api.ts" with { type: "text" }
 import * as claimsSource from "./client/claims-view.ts" with { type: "text" }
 import * as clearinghouseSource from "./client/clearinghouse-view.ts" with { type: "text" }
 import * as connectionsSource from "./client/connections-view.ts" with { type: "text" }
+import * as correctSource from "./client/correct-claim.ts" with { type: "text" }
 import * as domSource from "./client/dom.ts" with { type: "text" }
 import * as encounterSource from "./client/encounter-view.ts" with { type: "text" }
 import * as encountersSource from "./client/encounters-view.ts" with { type: "text" }
@@ -51,6 +52,7 @@ const scripts: Record<string, unknown> = {
   "intake-view.js": intakeSource,
   "main.js": mainSource,
   "move-claim.js": moveSource,
+  "correct-claim.js": correctSource,
   "sign-in-view.js": signInSource,
   "status-checks-view.js": statusChecksSource,
   "tasks-view.js": tasksSource,

@@ -1,5 +1,5 @@
 import type { Route } from "../route.js"
-import { claimCountsRoute, claimWorkRoute, moveClaimRoute } from "./routes/claims.js"
+import { claimCountsRoute, claimWorkRoute, correctClaimRoute, moveClaimRoute } from "./routes/claims.js"
 import { connectionActivityRoute, connectionRoute, connectionsRoute } from "./routes/clearinghouse-connections.js"
 import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
@@ -26,6 +26,7 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   moveClaimRoute,
   consoleStatusChecksRoute,
   consoleCheckNowRoute,
+  correctClaimRoute,
   intakeListRoute,
   intakeGetRoute,
   consoleEventsRoute,

@@ -4,6 +4,7 @@ import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Event, eventJson, eventPageJson } from "../../lib/domain/event.js"
 import { Page } from "../../lib/domain/page.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { withAllClaims } from "../../lib/rules/encounter-claims.js"
 import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
 import { compatJson, compatPageJson } from "../compat/rendered.js"
 import { CompatEncounter } from "../compat/schema.js"
@@ -30,8 +31,10 @@ export const compatListRoute = authed(
     responses: { 200: { description: "An encounter page", schema: CompatEncounterPage }, ...problems(400, 401, 429) }
   },
   ({ principal, query, config }) =>
-    Effect.map(listEncounters(principal.workspace.id, query, "all"), (page) =>
-      text(200, compatPageJson(page, config.publicUrl), "application/json")
+    Effect.map(
+      Effect.flatMap(listEncounters(principal.workspace.id, query, "all"), (page) =>
+        Effect.map(Effect.forEach(page.items, (row) => withAllClaims(principal.workspace.id, row)), (items) => ({ ...page, items }))),
+      (page) => text(200, compatPageJson(page, config.publicUrl), "application/json")
     )
 )
 
@@ -95,7 +98,8 @@ export const compatGetRoute = authed(
     responses: { 200: { description: "The encounter", schema: CompatEncounter }, ...problems(401, 404, 429) }
   },
   ({ principal, params, config }) =>
-    Effect.map(getEncounter(principal.workspace.id, params.encounter_id ?? ""), (row) =>
-      text(200, compatJson(row, config.publicUrl), "application/json")
+    Effect.map(
+      Effect.flatMap(getEncounter(principal.workspace.id, params.encounter_id ?? ""), (row) => withAllClaims(principal.workspace.id, row)),
+      (row) => text(200, compatJson(row, config.publicUrl), "application/json")
     )
 )

@@ -35,6 +35,8 @@ describe("encounterd CLI: help and usage errors", () => {
     ["tasks", "show"],
     ["tasks", "update"],
     ["tasks", "settings"],
+    ["claims", "correct"],
+    ["claims", "list"],
     ["backup"],
     ["restore"],
     ["migrate"]

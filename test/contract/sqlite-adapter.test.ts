@@ -370,7 +370,15 @@ describe("SQLite adapter: migrations", () => {
         patient_control_number: "OLD1",
         payer_claim_control_number: null,
         processing_started_at: null,
-        last_checked_at: null
+        last_checked_at: null,
+        // Migration 14: a claim stored before corrections is an original with none of their columns.
+        frequency_code: "1",
+        resubmission_original_claim_id: null,
+        resubmission_action: null,
+        original_payer_claim_control_number: null,
+        clearinghouse_transaction_ids: [],
+        primary_claim_id: null,
+        payload: null
       })
     } finally {
       await runtime.dispose()
@@ -379,8 +387,9 @@ describe("SQLite adapter: migrations", () => {
 
   /**
    * A database file as the migrations in `before` left it, holding what `body` wrote with today's
-   * rules. Today's writes name the columns added since (`later`, as `name definition`): they are
-   * there while `body` runs, and dropped again after, so the file is as `before` left it.
+   * rules. Today's writes name the columns added since (`later`, as `name definition` of the
+   * encounters table, or `claims.name definition`): they are there while `body` runs, and dropped
+   * again after, so the file is as `before` left it.
    */
   const storedBefore = async <A>(
     before: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>,
@@ -395,19 +404,34 @@ describe("SQLite adapter: migrations", () => {
           const reads = makeReadBatching(driver)
           const sql = yield* makeSqliteSqlClient(driver, reads)
           yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord(before) }), SqlClient.SqlClient, sql)
-          for (const column of later) driver.exec(`ALTER TABLE encounters ADD COLUMN ${column}`)
-          // Migration 16's claim column, which today's writes of a claim name.
-          driver.exec("ALTER TABLE claims ADD COLUMN last_checked_at TEXT")
+          for (const column of later) driver.exec(`ALTER TABLE ${tableOf(column)} ADD COLUMN ${columnOf(column)}`)
           const storage = yield* makeSqliteStorage(driver, reads, { readCache: false })
           return yield* Effect.provide(Effect.provideService(body, Storage, storage), liveServices)
         })
       )
     )
-    for (const column of later) driver.exec(`ALTER TABLE encounters DROP COLUMN ${column.split(" ")[0]}`)
-    driver.exec("ALTER TABLE claims DROP COLUMN last_checked_at")
+    for (const column of later) driver.exec(`ALTER TABLE ${tableOf(column)} DROP COLUMN ${columnOf(column).split(" ")[0]}`)
     driver.close()
     return { file, made }
   }
+  const tableOf = (column: string) => (column.startsWith("claims.") ? "claims" : "encounters")
+  const columnOf = (column: string) => (column.startsWith("claims.") ? column.slice("claims.".length) : column)
+  /** The columns migration 14 added, which today's writes of a claim (and its encounter's copy) name. */
+  const correctionColumns = [
+    "frequency_code TEXT NOT NULL DEFAULT '1'",
+    "resubmission_original_claim_id TEXT",
+    "resubmission_action TEXT",
+    "original_payer_claim_control_number TEXT",
+    "clearinghouse_transaction_ids TEXT NOT NULL DEFAULT '[]'",
+    "primary_claim_id TEXT"
+  ]
+  const claimCorrectionColumns = [
+    ...correctionColumns.map((c) => `claims.${c}`),
+    "claims.payload TEXT",
+    ...correctionColumns.map((c) => `latest_claim_${c}`),
+    // Migration 16's claim column (its encounter copy is listed with the search columns' later ones).
+    "claims.last_checked_at TEXT"
+  ]
   /** The columns migration 13 added, which today's writes of an encounter name. */
   const searchColumns = [
     "patient_last_name_lower TEXT NOT NULL DEFAULT ''",
@@ -424,7 +448,7 @@ describe("SQLite adapter: migrations", () => {
     // An encounter whose claim has moved once.
     const { file, made } = await storedBefore(
       throughMigration5,
-      ["revision INTEGER NOT NULL DEFAULT 0", "raw_request_id TEXT", ...searchColumns],
+      ["revision INTEGER NOT NULL DEFAULT 0", "raw_request_id TEXT", ...searchColumns, ...claimCorrectionColumns],
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("old", "Old")).id
         const created = yield* createEncounter(ws, validPayload("old-1"))
@@ -501,7 +525,7 @@ describe("SQLite adapter: migrations", () => {
     const body = (u: unknown) => new TextEncoder().encode(JSON.stringify(u))
     const { file, made } = await storedBefore(
       migrationsThrough(9),
-      ["raw_request_id TEXT", ...searchColumns],
+      ["raw_request_id TEXT", ...searchColumns, ...claimCorrectionColumns],
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("old", "Old")).id
         yield* Effect.either(intakeEncounter({ workspace_id: ws, body: body({ ...validPayload("old-1"), diagnoses: [] }) }))

@@ -16,6 +16,7 @@ import { insurancePayload, validPayload } from "../support/payloads.js"
 import { type Harness, runWith } from "../support/run.js"
 import { boundedReadsContract } from "./bounded-reads.contract.js"
 import { clearinghouseConnectionsContract } from "./clearinghouse-connections.contract.js"
+import { claimCorrectionsContract } from "./claim-corrections.contract.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
@@ -682,7 +683,8 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
 
     clearinghouseContract((effect) => run(effect), test)
     clearinghouseRaces((effect) => run(effect), test)
-    clearinghouseConnectionsContract((effect) => run(effect), test)
+    clearinghouseConnectionsContract((effect) => run(effect), test),
+    claimCorrectionsContract((effect) => run(effect), test)
     boundedReadsContract((effect) => run(effect), test)
     x12BoundsContract((effect) => run(effect), test)
     x12RealFilesContract((effect) => run(effect), test)

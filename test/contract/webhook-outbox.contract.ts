@@ -5,6 +5,7 @@ import type { WorkspaceId } from "../../lib/domain/ids.js"
 import { Clock, type Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
 import { insert, remove } from "../../lib/ports/write.js"
+import { correctClaim } from "../../lib/rules/correct-claim.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
@@ -98,7 +99,7 @@ export const webhookOutboxContract = (
       })
     ))
 
-  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835, and the tasks they make) queues one delivery per enabled endpoint that takes each event", () =>
+  test("outbox: every operation that appends events (create, status move, 837P batch, 999, 277CA, 835, correction, and the tasks they make) queues one delivery per enabled endpoint that takes each event", () =>
     run(
       Effect.gen(function* () {
         const ws = (yield* createWorkspace("hooks-every", "E")).id
@@ -166,6 +167,8 @@ export const webhookOutboxContract = (
         assert.equal(yield* check("create and batch"), 23)
         yield* upload(x12File("277ca-batch-rejected.x12").replace("TRN*2*000000001-0001", "TRN*2*000000003-0001"))
         assert.equal(yield* check("277CA batch rejection"), 25)
+        yield* correctClaim(ws, claims.PCN0001!, { action: "replace" })
+        assert.equal(yield* check("correction"), 26)
       })
     ))
 

@@ -46,11 +46,15 @@ export const make999 = (icn: number, batchGroup: number, sets: ReadonlyArray<rea
 }
 
 /** A 277CA naming claims by PCN, each with one STC category (and free text). */
-export const make277 = (icn: number, claims: ReadonlyArray<{ readonly pcn: string; readonly category: string; readonly text?: string; readonly payerControl?: string }>): string => {
+export const make277 = (
+  icn: number,
+  claims: ReadonlyArray<{ readonly pcn: string; readonly category: string; readonly text?: string; readonly payerControl?: string; readonly trace?: string }>
+): string => {
   const body = ["BHT*0085*08*277CA9*20261124*1015*TH", "HL*1**20*1", "NM1*AY*2*EXAMPLE CLEARINGHOUSE*****46*CH987", "HL*2*1*21*1", "NM1*41*2*ENCOUNTERD BILLING*****46*SUB123", "HL*3*2*19*1", "NM1*85*2*EXAMPLE CLINIC*****XX*1234567893"]
   claims.forEach((c, i) => {
     body.push(`HL*${4 + i}*3*PT`, `TRN*2*${c.pcn}`, `STC*${c.category}:20:PR*20261124*WQ*125.00${c.text === undefined ? "" : `********${c.text}`}`)
     if (c.payerControl !== undefined) body.push(`REF*1K*${c.payerControl}`)
+    if (c.trace !== undefined) body.push(`REF*D9*${c.trace}`)
   })
   return envelope(icn, "HN", "005010X214", "277", body)
 }

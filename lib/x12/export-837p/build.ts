@@ -5,7 +5,8 @@ import { envelope, interchangeControlNumber, type TransactionSetBody, transactio
 import { ClaimsNotExportable, ExportProblem, InvalidExportRequest, type X12WriteError } from "../errors.js"
 import { type Segment, segment, serialize } from "../segment.js"
 import { stamp } from "../values.js"
-import { claimLoops, type ExportClaim } from "./claim.js"
+import { billedSubscriberOf, claimLoops, type ExportClaim } from "./claim.js"
+import { cobProblems } from "./cob.js"
 import { exportability } from "./exportability.js"
 import { payToLoop } from "./claim-extras.js"
 import { address, nm1, nm1Organization } from "./parties.js"
@@ -113,6 +114,14 @@ const transactionSet = (input: Export837PInput, controlNumber: string, claims: R
   return { set, claim_ids: order }
 }
 
+/** A claim billed to the secondary payer needs that subscriber, and the primary's amounts must balance. */
+const secondaryProblems = (claim: ExportClaim): ReadonlyArray<ExportProblem> =>
+  claim.primary === undefined
+    ? []
+    : claim.payload.subscriber_secondary === undefined
+      ? [new ExportProblem({ field: "subscriber_secondary", message: "is required to bill the secondary payer" })]
+      : cobProblems(claim.payload, claim.primary)
+
 /**
  * Builds one 837P interchange. Every claim must pass `exportability` and carry a distinct PCN
  * (responses are matched on it); otherwise nothing is built and every problem is returned.
@@ -141,8 +150,8 @@ export const build837P = (input: Export837PInput): Either.Either<Export837PResul
       ? [new ExportProblem({ field: "patient_control_number", message: "is used by another claim of this export" })]
       : []
     seen.add(claim.patient_control_number)
-    const problems = [...pcnProblems(claim.patient_control_number), ...duplicate, ...exportability(claim.payload)]
-    const subscriber = claim.payload.subscriber_primary
+    const problems = [...pcnProblems(claim.patient_control_number), ...duplicate, ...exportability(claim.payload), ...secondaryProblems(claim)]
+    const subscriber = billedSubscriberOf(claim)
     if (problems.length > 0 || subscriber === undefined) refused.push({ claim_id: claim.claim_id, problems })
     else ready.push({ claim, subscriber })
   }

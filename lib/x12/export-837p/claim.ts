@@ -2,14 +2,25 @@ import type { Diagnosis, EncounterCreate, ServiceLine, Subscriber } from "../../
 import { type Segment, segment } from "../segment.js"
 import { cleanText, formatCents, formatDate, formatDecimal, isX12Safe } from "../values.js"
 import { accidentDate, delayReason, drugLoop, orderingLoop, referringLoop, relatedCauses, supervisingLoop } from "./claim-extras.js"
+import { lineAdjudication, matchedLines, type PrimaryAdjudication, primaryPayerLoops } from "./cob.js"
 import { address, demographics, nm1, nm1Organization, patientRelationship } from "./parties.js"
 
-/** One claim of an export: the stored claim's id and PCN, and its encounter's create payload. */
+/** One claim of an export: the stored claim's id and PCN, and the content it is billed from. */
 export interface ExportClaim {
   readonly claim_id: string
   readonly patient_control_number: string
   readonly payload: EncounterCreate
+  /** CLM05-3: `1` (the default) an original, `7` a replacement, `8` a void. */
+  readonly frequency_code?: string | undefined
+  /** REF*F8 of a replacement or void: the payer's number of the claim it cancels. */
+  readonly original_payer_claim_control_number?: string | null | undefined
+  /** A claim billed to the secondary payer: the primary's adjudication (COB, see `cob.ts`). */
+  readonly primary?: PrimaryAdjudication | undefined
 }
+
+/** The subscriber whose payer the claim bills (2000B): the secondary for a claim with a `primary`, else the primary. */
+export const billedSubscriberOf = (claim: ExportClaim): Subscriber | undefined =>
+  claim.primary === undefined ? claim.payload.subscriber_primary : claim.payload.subscriber_secondary
 
 /**
  * HI lists the principal diagnosis first (the first ABK of the payload, else its first code),
@@ -111,7 +122,7 @@ export const claimLoops = (
   const subscriberBirth = s.date_of_birth ?? (self ? p.patient.date_of_birth : undefined)
   const subscriber: Array<Segment> = [
     segment("HL", String(hl), String(parentHl), "22", self ? "0" : "1"),
-    subscriberInfo("P", self ? "18" : "", s),
+    subscriberInfo(claim.primary === undefined ? "P" : "S", self ? "18" : "", s),
     nm1("IL", s, "MI", s.insurance_card.member_id),
     ...(subscriberAddress === undefined ? [] : address(subscriberAddress)),
     ...(subscriberBirth === undefined ? [] : [demographics(subscriberBirth, s.gender)]),
@@ -128,6 +139,7 @@ export const claimLoops = (
       ]
 
   const lines = p.service_lines ?? []
+  const adjudicated = claim.primary === undefined ? undefined : { primary: claim.primary, lines: matchedLines(lines, claim.primary.remittance.service_lines) }
   const total = lines.reduce((sum, l) => sum + (l.charge_amount_cents ?? 0), 0)
   const { order, position } = diagnosisOrder(p.diagnoses)
   const hi = order.map((i, k) => [k === 0 ? "ABK" : "ABF", (p.diagnoses[i]?.code ?? "").replaceAll(".", "")])
@@ -140,7 +152,7 @@ export const claimLoops = (
       formatCents(total),
       "",
       "",
-      [p.place_of_service_code, "B", "1"],
+      [p.place_of_service_code, "B", claim.frequency_code ?? "1"],
       "Y",
       p.provider_accepts_assignment ? "A" : "C",
       yesNo(p.benefits_assigned_to_provider),
@@ -166,6 +178,7 @@ export const claimLoops = (
     ...optionalRef("4N", p.service_authorization_exception_code),
     ...optionalRef("9F", p.referral_number),
     ...optionalRef("G1", p.prior_authorization_number),
+    ...(claim.frequency_code === "7" || claim.frequency_code === "8" ? optionalRef("F8", claim.original_payer_claim_control_number ?? undefined) : []),
     segment("HI", ...hi),
     ...referringLoop(p),
     // 2310B only when the rendering provider is not the billing provider (the guide's rule).
@@ -179,8 +192,10 @@ export const claimLoops = (
           ...address(facility.address)
         ]),
     ...supervisingLoop(p),
-    ...(p.subscriber_secondary === undefined ? [] : otherSubscriber(p, p.subscriber_secondary)),
-    ...lines.flatMap((line, i) => serviceLine(p, line, i + 1, position))
+    ...(claim.primary !== undefined
+      ? primaryPayerLoops(p, claim.primary)
+      : p.subscriber_secondary === undefined ? [] : otherSubscriber(p, p.subscriber_secondary)),
+    ...lines.flatMap((line, i) => [...serviceLine(p, line, i + 1, position), ...(adjudicated === undefined ? [] : lineAdjudication(adjudicated.primary, line, adjudicated.lines[i]))])
   ]
   return { segments: [...subscriber, ...patient, ...claimSegments], hlCount: self ? 1 : 2 }
 }

@@ -1,5 +1,6 @@
 import { canWriteClaims, getJson } from "./api.js"
 import { facts, h, link, redraw, replace, table } from "./dom.js"
+import { correctClaimForm } from "./correct-claim.js"
 import { address, dateTime, dollars, field, list, num, optStr, personName, str, strings, statusLabel } from "./format.js"
 import { moveClaimForm } from "./move-claim.js"
 import { statusChecksSection } from "./status-checks-view.js"
@@ -229,7 +230,13 @@ export const renderEncounter = async (main: HTMLElement, id: string) => {
       "claim-title",
       claimFacts,
       move === null ? h("p", { class: "help" }, "Moving a claim needs a key with the scope claims:write.") : h("h3", {}, "Move this claim"),
-      move
+      move,
+      ...(canWriteClaims()
+        ? [
+            h("h3", {}, "Correct claim"),
+            correctClaimForm(str(claim, "id"), `encounter ${externalId}`, strings(data, "allowed_corrections"), () => redraw("A new claim was made; it is now the latest."))
+          ]
+        : [])
     ),
     remittances(claim),
     statusChecksSection(str(claim, "id"), optStr(claim, "last_checked_at") ?? undefined),

@@ -4,6 +4,8 @@ import { changeClaimStatus } from "../../../lib/rules/change-claim-status.js"
 import { listClaimWork } from "../../../lib/rules/claim-work-list.js"
 import { countClaimsByStatus } from "../../../lib/rules/count-claims.js"
 import { json, NoQuery } from "../../route.js"
+import { correctClaim } from "../../../lib/rules/correct-claim.js"
+import { readCorrection } from "../../routes/claim-corrections.js"
 import { readStatusChange } from "../../routes/claims.js"
 import { Limit } from "../../routes/shared.js"
 import { sessionRoute } from "../route.js"
@@ -46,5 +48,22 @@ export const moveClaimRoute = sessionRoute(
       const { status, note } = yield* readStatusChange(request, 16 * 1024)
       const result = yield* changeClaimStatus(caller.principal.workspace.id, params.claim_id ?? "", status, note === "" ? undefined : note)
       return json(200, { claim: result.claim, encounter_id: result.encounter_id, changed: result.changed })
+    })
+)
+
+/** The API's correction (a new claim from the latest one), behind the session and its CSRF token (scope claims:write). */
+export const correctClaimRoute = sessionRoute(
+  {
+    method: "POST",
+    path: "/console/api/claims/{claim_id}/corrections",
+    summary: "Correct a claim",
+    query: NoQuery,
+    scope: "claims:write"
+  },
+  ({ principal: caller, params, request }) =>
+    Effect.gen(function* () {
+      const { action, note } = yield* readCorrection(request, 16 * 1024)
+      const result = yield* correctClaim(caller.principal.workspace.id, params.claim_id ?? "", { action, note: note === "" ? undefined : note })
+      return json(201, { claim: result.claim, encounter_id: result.encounter_id })
     })
 )

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { correctionsAllowed } from "../../../lib/domain/claim-correction.js"
 import { allowedTransitions } from "../../../lib/domain/claim-status.js"
 import { toEncounter } from "../../../lib/domain/encounter.js"
 import { totalChargeCents } from "../../../lib/domain/encounter-summary.js"
@@ -49,6 +50,7 @@ export const encounterDetailRoute = sessionRoute(
         encounter: toEncounter(row),
         total_charge_cents: totalChargeCents(row.encounter.payload.service_lines),
         allowed_transitions: allowedTransitions(row.claim.status),
+        allowed_corrections: correctionsAllowed(row.claim.status),
         timeline,
         intake_request_id: intakeRequestId
       })

@@ -12,6 +12,7 @@ import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
 import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 import x12Bounds from "./0012-x12-bounds.js"
 import encounterSearch from "./0013-encounter-search.js"
+import claimCorrections from "./0014-claim-corrections.js"
 import x12ContentKey from "./0015-x12-content-key.js"
 import statusChecks from "./0016-status-checks.js"
 import clearinghouseConnections from "./0017-clearinghouse-connections.js"
@@ -38,6 +39,7 @@ const all = {
   "11_webhook_endpoint_slots": webhookEndpointSlots,
   "12_x12_bounds": x12Bounds,
   "13_encounter_search": encounterSearch,
+  "14_claim_corrections": claimCorrections,
   "15_x12_content_key": x12ContentKey,
   "16_status_checks": statusChecks,
   "17_clearinghouse_connections": clearinghouseConnections,
