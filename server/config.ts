@@ -38,6 +38,8 @@ export interface ConsoleLimits {
   readonly signInsPerKey: number
   /** Sign-ins per minute from one client address (an IPv6 /64 counts as one); 0 turns the limit off. */
   readonly signInsPerAddress: number
+  /** Signing in to the console with an API key (an `admin`-scoped one only); off by default: people sign in as users. */
+  readonly keySignIn: boolean
 }
 
 export const defaults = {
@@ -53,12 +55,14 @@ export const defaults = {
 const HOUR_MS = 60 * 60 * 1000
 
 export const consoleDefaults: ConsoleLimits = {
-  sessionIdleMs: 12 * HOUR_MS,
+  // Automatic logoff: 15 minutes idle (HIPAA's addressable control; clinics often choose less).
+  sessionIdleMs: 15 * 60 * 1000,
   sessionMaxAgeMs: 12 * HOUR_MS,
   sessionsPerKey: 20,
   maxSessions: 10_000,
   signInsPerKey: 10,
-  signInsPerAddress: 30
+  signInsPerAddress: 30,
+  keySignIn: false
 }
 
 /** What a caller sets of the configuration: the rest (console limits one by one) takes the defaults. */

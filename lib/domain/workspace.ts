@@ -15,8 +15,12 @@ export const WorkspaceSlug = Schema.String.pipe(
   })
 )
 
-/** `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage webhook endpoints and deliveries (reads included). */
-export const Scopes = ["encounters", "claims:write", "webhooks:write"] as const
+/**
+ * `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage
+ * webhook endpoints and deliveries (reads included). `admin`: manage the workspace's users and read
+ * its audit log.
+ */
+export const Scopes = ["encounters", "claims:write", "webhooks:write", "admin"] as const
 export const Scope = Schema.Literal(...Scopes)
 export type Scope = typeof Scope.Type
 
@@ -53,5 +57,7 @@ export interface KeyWithWorkspace {
 export interface Principal {
   readonly workspace: Workspace
   readonly keyId: ApiKeyId
+  /** The key's shown prefix (`eik_abcd…`): how the audit log names a key, never by the key. */
+  readonly keyPrefix: string
   readonly scopes: ReadonlyArray<Scope>
 }

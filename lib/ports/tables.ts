@@ -4,6 +4,9 @@ import { StoredEvent } from "../domain/event.js"
 import { RemittanceRecord } from "../domain/remittance.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
+import { AuditRecord } from "../domain/audit.js"
+import { RetentionRecord } from "../domain/retention.js"
+import { UserRecord } from "../domain/user.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
 
 /**
@@ -91,7 +94,17 @@ export const Tables = {
     generated: [],
     unique: { slot: ["workspace_id", "slot"] }
   }),
-  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} })
+  webhook_deliveries: table({ name: "webhook_deliveries", record: WebhookDeliveryRecord, json: [], generated: [], unique: {} }),
+  users: table({ name: "users", record: UserRecord, json: [], generated: [], unique: { email: ["workspace_id", "email"] } }),
+  // Append-only: no rule updates or removes an entry, except the retention purge (rules/retention.ts).
+  audit_log: table({ name: "audit_log", record: AuditRecord, json: [], generated: [], unique: {} }),
+  retention_settings: table({
+    name: "retention_settings",
+    record: RetentionRecord,
+    json: [],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
+  })
 } as const
 
 export type Tables = typeof Tables
@@ -120,7 +133,9 @@ export const Pages = {
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },
-  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] }
+  webhook_deliveries: { time: "created_at", filters: ["endpoint_id", "status"] },
+  users: { time: "created_at", filters: [] },
+  audit_log: { time: "at", filters: ["actor_id", "resource_id", "action"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

@@ -5,7 +5,7 @@ import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
-import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
+import { changePasswordRoute, sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
 /** The operator console: its page, assets and its own session-bound JSON endpoints. */
@@ -15,6 +15,7 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   assetRoute,
   signInRoute,
   sessionInfoRoute,
+  changePasswordRoute,
   signOutRoute,
   browseEncountersRoute,
   encounterDetailRoute,

@@ -15,10 +15,10 @@ import { startTestServer, type TestServer } from "../support/server.js"
 import { type Answer, api, expectProblem } from "./client.js"
 import { type ConsoleSession, consoleCall, signInConsole } from "./console-support.js"
 
-const keyA = { hash: "a".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dab") }
-const keyB = { hash: "b".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dac") }
-const keyC = { hash: "c".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dad") }
-const keyD = { hash: "d".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dae") }
+const keyA = { kind: "key" as const, hash: "a".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dab") }
+const keyB = { kind: "key" as const, hash: "b".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dac") }
+const keyC = { kind: "key" as const, hash: "c".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dad") }
+const keyD = { kind: "key" as const, hash: "d".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dae") }
 
 const HOUR = 60 * 60 * 1000
 
@@ -41,8 +41,8 @@ const created = (c: Created) => {
 }
 
 describe("console session store", () => {
-  test("the defaults: 12 hours idle, 12 hours in all", () => {
-    expect([IDLE_MS, MAX_AGE_MS]).toEqual([12 * HOUR, 12 * HOUR])
+  test("the defaults: 15 minutes idle, 12 hours in all", () => {
+    expect([IDLE_MS, MAX_AGE_MS]).toEqual([15 * 60 * 1000, 12 * HOUR])
   })
 
   test("a session idle for longer than the idle limit is gone; use restarts its idle time", () => {
@@ -50,7 +50,7 @@ describe("console session store", () => {
     const a = created(store.create(keyA))
     const b = created(store.create(keyA))
     advance(IDLE_MS - 1000)
-    expect(store.find(a.token)?.keyId).toBe(keyA.id)
+    expect(store.find(a.token)?.subject.id).toBe(keyA.id)
     advance(2000)
     expect(store.find(a.token)).toBeDefined()
     expect(store.find(b.token)).toBeUndefined()
@@ -105,7 +105,7 @@ describe("console session store", () => {
     expect(a.map((t) => store.find(t) !== undefined)).toEqual([false, false, true, true, true])
     // Thousands more sign-ins with A leave B's session alone.
     for (let i = 0; i < 5_000; i++) store.create(keyA)
-    expect(store.find(b.token)?.keyId).toBe(keyB.id)
+    expect(store.find(b.token)?.subject.id).toBe(keyB.id)
     expect(store.size()).toBe(4)
   })
 
@@ -124,7 +124,7 @@ describe("console session store", () => {
     store.find(c.token)
     advance(1)
     const d = created(store.create(keyD))
-    expect(store.find(d.token)?.keyId).toBe(keyD.id)
+    expect(store.find(d.token)?.subject.id).toBe(keyD.id)
   })
 
   test("sign-out removes exactly that session", () => {
@@ -132,7 +132,7 @@ describe("console session store", () => {
     const a = created(store.create(keyA))
     const b = created(store.create(keyA))
     store.remove(a.token)
-    expect([store.find(a.token), store.find(b.token)?.keyId]).toEqual([undefined, keyA.id])
+    expect([store.find(a.token), store.find(b.token)?.subject.id]).toEqual([undefined, keyA.id])
     const c = created(store.create(keyA))
     expect(store.find(c.token)).toBeDefined()
   })
@@ -344,12 +344,13 @@ describe("serve flags", () => {
 
   test("defaults, and each console limit and the trusted proxies set by its flag", () => {
     expect(configOf([]).console).toEqual({
-      sessionIdleMs: 12 * HOUR,
+      sessionIdleMs: 15 * 60 * 1000,
       sessionMaxAgeMs: 12 * HOUR,
       sessionsPerKey: 20,
       maxSessions: 10_000,
       signInsPerKey: 10,
-      signInsPerAddress: 30
+      signInsPerAddress: 30,
+      keySignIn: false
     })
     expect(configOf([]).trustedProxies).toEqual([])
     const set = configOf([
@@ -359,6 +360,7 @@ describe("serve flags", () => {
       "--console-max-sessions", "500",
       "--console-sign-ins-per-key", "0",
       "--console-sign-ins-per-address", "60",
+      "--console-key-sign-in",
       "--trusted-proxy", "127.0.0.1",
       "--trusted-proxy", "::1,10.0.0.2"
     ])
@@ -368,7 +370,8 @@ describe("serve flags", () => {
       sessionsPerKey: 5,
       maxSessions: 500,
       signInsPerKey: 0,
-      signInsPerAddress: 60
+      signInsPerAddress: 60,
+      keySignIn: true
     })
     expect(set.trustedProxies).toEqual(["127.0.0.1", "::1", "10.0.0.2"])
   })

@@ -12,6 +12,7 @@ import acceptedRequestByEncounter from "./0010-accepted-request-by-encounter.js"
 import webhookEndpointSlots from "./0011-webhook-endpoint-slots.js"
 import x12Bounds from "./0012-x12-bounds.js"
 import encounterSearch from "./0013-encounter-search.js"
+import usersAuditRetention from "./0018-users-audit-retention.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -33,7 +34,8 @@ const all = {
   "10_accepted_request_by_encounter": acceptedRequestByEncounter,
   "11_webhook_endpoint_slots": webhookEndpointSlots,
   "12_x12_bounds": x12Bounds,
-  "13_encounter_search": encounterSearch
+  "13_encounter_search": encounterSearch,
+  "18_users_audit_retention": usersAuditRetention
 }
 
 export const migrations = Migrator.fromRecord(all)
@@ -43,7 +45,7 @@ export const migrationsThrough = (id: number): Record<string, (typeof all)[keyof
   Object.fromEntries(Object.entries(all).filter(([key]) => Number(key.split("_")[0]) <= id))
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 13
+export const latestMigrationId = 18
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
