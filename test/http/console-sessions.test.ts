@@ -205,10 +205,10 @@ const serverWith = async (config: Parameters<typeof startTestServer>[0] = {}) =>
 
 describe("console sign-in over HTTP", () => {
   test("per key: the key's sign-ins past the limit answer 429 problem+json with Retry-After; other keys sign in", async () => {
-    const server = await serverWith({ config: { console: { signInsPerKey: 3, signInsPerAddress: 0 } } })
-    for (let i = 0; i < 3; i++) expect((await signIn(server, server.keys.a)).status).toBe(200)
-    expectRateLimited(await signIn(server, server.keys.a))
-    expect((await signIn(server, server.keys.b)).status).toBe(200)
+    const server = await serverWith({ config: { console: { signInsPerKey: 3, signInsPerAddress: 0, keySignIn: true } } })
+    for (let i = 0; i < 3; i++) expect((await signIn(server, server.keys.aAdmin)).status).toBe(200)
+    expectRateLimited(await signIn(server, server.keys.aAdmin))
+    expect((await signIn(server, server.keys.bAdmin)).status).toBe(200)
     // Attempts with a key that does not exist count the same, before it is looked up.
     for (let i = 0; i < 3; i++) expectProblem(await signIn(server, "eik_guess"), 401, "unauthorized")
     expectRateLimited(await signIn(server, "eik_guess"))
@@ -217,22 +217,22 @@ describe("console sign-in over HTTP", () => {
   })
 
   test("per client address: past the limit every key is refused from that address; X-Forwarded-For counts only from a trusted proxy", async () => {
-    const direct = await serverWith({ config: { console: { signInsPerKey: 0, signInsPerAddress: 3 } } })
-    const keys = [direct.keys.a, direct.keys.aWriter, direct.keys.b]
+    const direct = await serverWith({ config: { console: { signInsPerKey: 0, signInsPerAddress: 3, keySignIn: true } } })
+    const keys = [direct.keys.aAdmin, direct.keys.bAdmin, direct.keys.aAdmin]
     for (const [i, key] of keys.entries()) expect((await signIn(direct, key, { "x-forwarded-for": `203.0.113.${i}` })).status).toBe(200)
     // The header is not believed from an untrusted peer: all of these came from 127.0.0.1.
-    expectRateLimited(await signIn(direct, direct.keys.bHooks, { "x-forwarded-for": "203.0.113.77" }))
+    expectRateLimited(await signIn(direct, direct.keys.bAdmin, { "x-forwarded-for": "203.0.113.77" }))
 
-    const proxied = await serverWith({ config: { trustedProxies: ["127.0.0.1"], console: { signInsPerKey: 0, signInsPerAddress: 2 } } })
+    const proxied = await serverWith({ config: { trustedProxies: ["127.0.0.1"], console: { signInsPerKey: 0, signInsPerAddress: 2, keySignIn: true } } })
     const from = (client: string) => ({ "x-forwarded-for": `198.51.100.250, ${client}` })
-    expect((await signIn(proxied, proxied.keys.a, from("203.0.113.5"))).status).toBe(200)
-    expect((await signIn(proxied, proxied.keys.b, from("203.0.113.5"))).status).toBe(200)
-    expectRateLimited(await signIn(proxied, proxied.keys.aWriter, from("203.0.113.5")))
+    expect((await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.5"))).status).toBe(200)
+    expect((await signIn(proxied, proxied.keys.bAdmin, from("203.0.113.5"))).status).toBe(200)
+    expectRateLimited(await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.5")))
     // Another client behind the same proxy is counted on its own.
-    expect((await signIn(proxied, proxied.keys.aWriter, from("203.0.113.6"))).status).toBe(200)
+    expect((await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.6"))).status).toBe(200)
   })
 
-  test("per-key session bound: signing in N+1 times with key A ends A's oldest session, never B's", async () => {
+  test("per-subject session bound: signing in N+1 times as user A ends A's oldest session, never B's", async () => {
     const server = await serverWith({ config: { console: { sessionsPerKey: 2, signInsPerKey: 0, signInsPerAddress: 0 } } })
     const b = await signInConsole(server, server.keys.b)
     const a = [await signInConsole(server, server.keys.a), await signInConsole(server, server.keys.a)]
@@ -244,24 +244,24 @@ describe("console sign-in over HTTP", () => {
   })
 
   test("at --console-max-sessions a sign-in answers 503 console_sessions_full; the sessions held go on", async () => {
-    const server = await serverWith({ config: { console: { maxSessions: 2, signInsPerKey: 0, signInsPerAddress: 0 } } })
+    const server = await serverWith({ config: { console: { maxSessions: 2, signInsPerKey: 0, signInsPerAddress: 0, keySignIn: true } } })
     const a = await signInConsole(server, server.keys.a)
     const b = await signInConsole(server, server.keys.b)
-    const full = await signIn(server, server.keys.aWriter)
+    const full = await signIn(server, server.keys.aAdmin)
     expectProblem(full, 503, "console_sessions_full")
     expect(full.headers.get("retry-after")).toBe("60")
     expectConsoleHeaders(full)
     expect((await consoleCall(server, a, "GET", "/console/api/session")).status).toBe(200)
     expect((await consoleCall(server, b, "GET", "/console/api/session")).status).toBe(200)
     expect((await consoleCall(server, a, "POST", "/console/api/sign-out")).status).toBe(204)
-    expect((await signIn(server, server.keys.aWriter)).status).toBe(200)
+    expect((await signIn(server, server.keys.aAdmin)).status).toBe(200)
   })
 })
 
 describe("console API routes and the key's rate limit", () => {
-  test("console requests spend the key's tokens, the same bucket as its API requests (429 with Retry-After)", async () => {
-    const server = await serverWith({ config: { rateLimit: 1, rateBurst: 4 } })
-    const s = await signInConsole(server, server.keys.a)
+  test("a key's console requests spend the key's tokens, the same bucket as its API requests (429 with Retry-After)", async () => {
+    const server = await serverWith({ config: { rateLimit: 1, rateBurst: 4, console: { keySignIn: true } } })
+    const s = sessionOf(await signIn(server, server.keys.aAdmin))
     const first = await consoleCall(server, s, "GET", "/console/api/encounters")
     expect(first.status).toBe(200)
     expect(first.headers.get("ratelimit-limit")).toBe("4")
@@ -276,7 +276,7 @@ describe("console API routes and the key's rate limit", () => {
     expect(statuses.filter((x) => x === 200).length).toBeLessThanOrEqual(4)
     expectRateLimited(refused!)
     // The key's API requests are refused too: one bucket per key.
-    expectProblem(await api(server)("GET", "/api/workspace"), 429, "rate_limited")
+    expectProblem(await api(server)("GET", "/api/workspace", { key: server.keys.aAdmin }), 429, "rate_limited")
     // Another key's console session is not affected.
     const other = await signInConsole(server, server.keys.b)
     expect((await consoleCall(server, other, "GET", "/console/api/encounters")).status).toBe(200)
@@ -285,7 +285,7 @@ describe("console API routes and the key's rate limit", () => {
 
 describe("every console answer carries the CSP and Cache-Control: no-store", () => {
   test("401, 403, 404 and 405 under /console", async () => {
-    const server = await serverWith()
+    const server = await serverWith({ config: { console: { keySignIn: true } } })
     const s = await signInConsole(server, server.keys.a)
     const noSession = await consoleCall(server, undefined, "GET", "/console/api/encounters")
     expectProblem(noSession, 401, "session_required")

@@ -8,16 +8,34 @@ import { sqliteLayer } from "../../lib/sqlite-bun.js"
 import { type ServerSettings, withDefaults } from "../../server/config.js"
 import { setLogSink } from "../../server/log.js"
 import { type RunningServer, startServer } from "../../server/server.js"
+import { argon2idPasswords } from "../../server/passwords.js"
+import type { PasswordHasher } from "../../lib/ports/passwords.js"
 
 export interface TestServer {
   readonly url: string
-  /** Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write; of workspace `b`, and with webhooks:write. */
-  readonly keys: { readonly a: string; readonly aWriter: string; readonly aHooks: string; readonly b: string; readonly bHooks: string }
+  /**
+   * Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write, with admin;
+   * of workspace `b`, with webhooks:write, with admin.
+   */
+  readonly keys: {
+    readonly a: string
+    readonly aWriter: string
+    readonly aHooks: string
+    readonly aAdmin: string
+    readonly b: string
+    readonly bHooks: string
+    readonly bAdmin: string
+  }
   readonly workspaces: { readonly a: string; readonly b: string }
+  /** The password hashing the server uses (argon2id, at a test's cost). */
+  readonly passwords: PasswordHasher
   readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof ephemeralWebhookSettings>> | Layer.Layer.Success<typeof MemoryStorage.layer> | Layer.Layer.Success<typeof liveServices>, never>
   readonly server: RunningServer
   readonly close: () => Promise<void>
 }
+
+/** Argon2id at its lowest cost: the same code path as the binary's, without 64 MiB per hash. */
+export const testPasswords: PasswordHasher = argon2idPasswords({ memoryCost: 256, timeCost: 1 })
 
 const quiet = process.env.ENCOUNTERD_TEST_LOGS === undefined
 /** Log lines written by in-process servers, for tests that check what is logged. */
@@ -54,16 +72,27 @@ export const startTestServer = async (
       const keyB = yield* createApiKey("clinic-b", ["claims:write"])
       const keyAHooks = yield* createApiKey("clinic-a", ["webhooks:write"])
       const keyBHooks = yield* createApiKey("clinic-b", ["webhooks:write"])
-      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks }
+      const keyAAdmin = yield* createApiKey("clinic-a", ["admin"])
+      const keyBAdmin = yield* createApiKey("clinic-b", ["admin"])
+      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks, keyAAdmin, keyBAdmin }
     })
   )
   const config = withDefaults({ port: 0, rateLimit: 0, ...options.config })
-  const server = startServer(runtime, config)
+  const server = startServer(runtime, config, { passwords: testPasswords })
   const worker = options.worker === undefined ? undefined : runtime.runFork(runDeliveryWorker(options.worker))
   return {
     url: server.url,
-    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, aHooks: setup.keyAHooks.key, b: setup.keyB.key, bHooks: setup.keyBHooks.key },
+    keys: {
+      a: setup.keyA.key,
+      aWriter: setup.keyAWriter.key,
+      aHooks: setup.keyAHooks.key,
+      aAdmin: setup.keyAAdmin.key,
+      b: setup.keyB.key,
+      bHooks: setup.keyBHooks.key,
+      bAdmin: setup.keyBAdmin.key
+    },
     workspaces: { a: setup.a.id, b: setup.b.id },
+    passwords: testPasswords,
     runtime,
     server,
     close: async () => {
