@@ -9,6 +9,7 @@ import { compatEventRoute, compatEventsRoute, compatGetRoute, compatListRoute } 
 import { createEncounterRoute, encounterReadRoutes } from "./routes/encounters.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { healthRoute, metricsRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
+import { userRoutes } from "./routes/users.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { x12Routes } from "./routes/x12.js"
 
@@ -34,7 +35,8 @@ const apiRoutes: ReadonlyArray<Route> = [
   intakeGetRoute,
   ...clearinghouseRoutes,
   ...x12Routes,
-  ...webhookRoutes
+  ...webhookRoutes,
+  ...userRoutes
 ]
 
 export { VERSION } from "./build-info.js"

@@ -152,6 +152,7 @@ export const sessionInfoRoute = sessionRoute(
     path: "/console/api/session",
     summary: "The signed-in workspace, user, role, scopes, CSRF token and session times",
     query: NoQuery,
+    audit: "none",
     beforePasswordChange: true
   },
   ({ principal: caller, config }) => Effect.succeed(json(200, describe({ ...caller, user: userOf(caller) }, config)))
@@ -163,7 +164,7 @@ export const sessionInfoRoute = sessionRoute(
  * CSRF token) that is no longer held to the change.
  */
 export const changePasswordRoute = sessionRoute(
-  { method: "POST", path: "/console/api/password", summary: "Change the signed-in user's password", query: NoQuery, beforePasswordChange: true },
+  { method: "POST", path: "/console/api/password", summary: "Change the signed-in user's password", query: NoQuery, audit: "none", beforePasswordChange: true },
   ({ principal: caller, config, server, request }) =>
     Effect.gen(function* () {
       const subject = caller.session.subject
@@ -187,7 +188,7 @@ export const changePasswordRoute = sessionRoute(
 )
 
 export const signOutRoute = sessionRoute(
-  { method: "POST", path: "/console/api/sign-out", summary: "End this session", query: NoQuery, beforePasswordChange: true },
+  { method: "POST", path: "/console/api/sign-out", summary: "End this session", query: NoQuery, audit: "none", beforePasswordChange: true },
   ({ principal: caller, config, server }) =>
     Effect.sync(() => {
       server.console.sessions.remove(caller.token)
