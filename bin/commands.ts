@@ -14,6 +14,7 @@ import {
 import { required, str, UsageError } from "./args.js"
 import { type Command, dbOption, dbPath, withDb } from "./db-command.js"
 import { backupCommand, restoreCommand } from "./backup-commands.js"
+import { userCommands } from "./user-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 
@@ -111,5 +112,6 @@ export const commands: Record<string, Command> = {
         { create: true }
       )
   },
-  ...x12Commands
+  ...x12Commands,
+  ...userCommands
 }

@@ -1,10 +1,11 @@
 import { fullGC } from "bun:jsc"
-import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
 import { WebhookSettings, webhookSettingsLayer } from "../lib/webhooks/settings.js"
 import { sealedUnderAnotherKey } from "../lib/webhooks/stored-secrets.js"
 import { runDeliveryWorker } from "../lib/webhooks/worker.js"
+import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -98,6 +99,18 @@ export const serve = async (p: Parsed): Promise<never> => {
   const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
+  // Retention: a minute after start, then daily; a failed run is logged and tried again the next day.
+  const purger = runtime.runFork(
+    purgeAll().pipe(
+      Effect.tap((reports) => {
+        const removed = reports.filter((r) => r.raw_requests > 0 || r.audit_entries > 0)
+        if (removed.length > 0) log("info", "retention purge", { workspaces: removed.length, raw_requests: removed.reduce((n, r) => n + r.raw_requests, 0), audit_entries: removed.reduce((n, r) => n + r.audit_entries, 0) })
+      }),
+      Effect.catchAll((e) => Effect.sync(() => log("error", "retention purge failed", { error: e._tag }))),
+      Effect.delay(Duration.minutes(1)),
+      Effect.repeat(Schedule.spaced(Duration.millis(PURGE_EVERY_MS)))
+    )
+  )
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -120,6 +133,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       void server
         .stop()
         .then(() => runtime.runPromise(Fiber.interrupt(worker)))
+        .then(() => runtime.runPromise(Fiber.interrupt(purger)))
         .then(() => runtime.dispose())
         .then(() => {
           clearTimeout(force)

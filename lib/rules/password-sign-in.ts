@@ -64,7 +64,8 @@ export const signInWithPassword = (input: PasswordSignIn) =>
         operation: "signInUser",
         steps: [update("users", signedIn.user.id, { workspace_id: signedIn.user.workspace_id }, { failed_sign_ins: 0, locked_until: null, last_sign_in_at: at })]
       })
-      return signedIn
+      const user: UserRecord = { ...signedIn.user, failed_sign_ins: 0, locked_until: null, last_sign_in_at: at }
+      return { workspace: signedIn.workspace, user } satisfies UserWithWorkspace
     }
     if (failed.length > 0) {
       yield* commit({

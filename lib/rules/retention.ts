@@ -127,3 +127,14 @@ export const purgeWorkspace = (ws: WorkspaceId, dryRun: boolean) =>
     }
     return report
   })
+
+/** Every workspace's purge, one after another (what the server runs daily). */
+export const purgeAll = () =>
+  Effect.gen(function* () {
+    const workspaces = yield* (yield* Storage).listWorkspaces()
+    const reports: Array<PurgeReport> = []
+    for (const ws of workspaces) reports.push(yield* purgeWorkspace(ws.id, false))
+    return reports
+  })
+
+export const PURGE_EVERY_MS = DAY_MS

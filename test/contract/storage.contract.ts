@@ -18,6 +18,7 @@ import { boundedReadsContract } from "./bounded-reads.contract.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
+import { usersAuditContract } from "./users-audit.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
@@ -682,5 +683,6 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     x12BoundsContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
+    usersAuditContract(run, () => Clock.manual(T0), { test })
     encounterSearchContract(run, { test })
   })
