@@ -2,6 +2,7 @@ import type { Route } from "../route.js"
 import { claimCountsRoute, claimWorkRoute, moveClaimRoute } from "./routes/claims.js"
 import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
+import { consoleAuditRoute } from "./routes/audit.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
@@ -14,6 +15,7 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   ...pageRoutes,
   assetRoute,
   signInRoute,
+  consoleAuditRoute,
   sessionInfoRoute,
   changePasswordRoute,
   signOutRoute,

@@ -78,7 +78,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
       claim.more_remittances = true
       await route.fulfill({ response, json: body })
     })
-    await signIn(page, server.url, server.keys.a, "/console/encounters?external_id=x12-1")
+    await signIn(page, server, server.keys.a, "/console/encounters?external_id=x12-1")
     await page.getByRole("link", { name: "x12-1" }).click()
     await heading(page, "Encounter x12-1")
     await page.getByText("The 2 most recent remittances are shown.").waitFor()
@@ -93,7 +93,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
     describe(screen.name, () => {
       test("find an encounter: by last name and date of service, then by payer; the filters page and clear", async () => {
         const { context, page, problems } = await open(screen.viewport)
-        await signIn(page, server.url, server.keys.a, "/console/encounters")
+        await signIn(page, server, server.keys.a, "/console/encounters")
         await heading(page, "Encounters")
         await page.getByLabel("Patient last name (starts with)").fill("SAMPLE")
         await page.getByLabel("Date of service from").fill("2026-10-01")
@@ -127,7 +127,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
 
       test("an encounter's remittances: check, date, payer claim number, amounts, adjustments, lines", async () => {
         const { context, page, problems } = await open(screen.viewport)
-        await signIn(page, server.url, server.keys.a, "/console/encounters?external_id=x12-1")
+        await signIn(page, server, server.keys.a, "/console/encounters?external_id=x12-1")
         await page.getByRole("link", { name: "x12-1" }).click()
         await heading(page, "Encounter x12-1")
         await page.getByRole("region", { name: "Remittances", exact: true }).waitFor()
@@ -155,7 +155,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
 
       test("claims by status: counts with billed totals; a status's work list by age or amount, with days in the status", async () => {
         const { context, page, problems } = await open(screen.viewport)
-        await signIn(page, server.url, server.keys.aWriter, "/console/claims")
+        await signIn(page, server, server.keys.aWriter, "/console/claims")
         await heading(page, "Claims by status")
         const summary = /^Claims per status/
         const rows = await cells(page, summary)
@@ -200,7 +200,7 @@ describe.skipIf(!available)("console for billing staff in Chromium", () => {
         await heading(page, "Sign in")
         expect(new URL(page.url()).pathname).toBe("/console")
         expect(await offScreen(page)).toEqual([])
-        await signIn(page, server.url, everything, "/console/encounters")
+        await signIn(page, server, everything, "/console/encounters")
         const x12 = await page.evaluate(async () => {
           const files = await (await fetch("/console/api/x12/files?limit=1")).json()
           const hooks = await (await fetch("/console/api/webhooks/endpoints")).json()

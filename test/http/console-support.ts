@@ -53,6 +53,13 @@ const userForKey = (server: TestServer, key: string): { readonly ws: "a" | "b"; 
   return undefined
 }
 
+/** The user `signInConsole` signs in as for one of the test server's keys. */
+export const userForTestKey = (server: TestServer, key: string): Promise<TestUser> => {
+  const as = userForKey(server, key)
+  if (as === undefined) throw new Error("not one of the test server's keys")
+  return consoleUser(server, as.ws, as.role)
+}
+
 const toSession = async (res: Response): Promise<ConsoleSession> => {
   if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`)
   const setCookie = res.headers.get("set-cookie") ?? ""

@@ -1,30 +1,38 @@
-import { describeError, signIn } from "./api.js"
+import { ApiError, describeError, signIn } from "./api.js"
 import { h, notice, replace } from "./dom.js"
+import { str } from "./format.js"
 
-/** The sign-in form: an API key, checked by the server, which then keeps a session for it. */
+const field = (id: string, label: string, attrs: Record<string, string | boolean>) =>
+  h("div", { class: "field" }, h("label", { for: id }, label), h("input", { id, name: id, ...attrs }))
+
+/** The sign-in form: email and password (and the workspace when the email has several). */
 export const renderSignIn = (main: HTMLElement, reason: string | undefined, done: () => void) => {
-  const input = h("input", { id: "api-key", name: "api_key", type: "password", autocomplete: "off", required: true, spellcheck: "false", "aria-describedby": "api-key-help" })
+  const email = field("email", "Email", { type: "email", autocomplete: "username", required: true, spellcheck: "false" })
+  const password = field("password", "Password", { type: "password", autocomplete: "current-password", required: true })
+  const workspace = field("workspace", "Workspace", { type: "text", autocomplete: "off", spellcheck: "false", "aria-describedby": "workspace-help" })
+  workspace.hidden = true
+  workspace.append(h("p", { id: "workspace-help", class: "help" }, "This email signs in to several workspaces: give the workspace's short name."))
   const status = h("div", { id: "sign-in-status" })
-  const form = h(
-    "form",
-    { class: "sign-in", "aria-labelledby": "sign-in-title" },
-    h("label", { for: "api-key" }, "API key"),
-    input,
-    h("p", { id: "api-key-help", class: "help" }, "The key of your workspace (eik_…). The console acts with its workspace and scopes; the key itself is not kept."),
-    h("button", { type: "submit" }, "Sign in"),
-    status
-  )
+  const form = h("form", { class: "sign-in", "aria-labelledby": "sign-in-title" }, email, password, workspace, h("button", { type: "submit" }, "Sign in"), status)
+  const value = (box: HTMLElement) => box.querySelector("input")?.value ?? ""
   form.addEventListener("submit", (event) => {
     event.preventDefault()
     replace(status)
-    signIn(input.value).then(
+    signIn(value(email), value(password), workspace.hidden ? undefined : value(workspace)).then(
       () => {
-        input.value = ""
+        const input = password.querySelector("input")
+        if (input !== null) input.value = ""
         done()
       },
-      (e: unknown) => replace(status, notice("error", ...describeError(e)))
+      (e: unknown) => {
+        if (e instanceof ApiError && str(e.problem, "code") === "workspace_required") {
+          workspace.hidden = false
+          workspace.querySelector("input")?.focus()
+        }
+        replace(status, notice("error", ...describeError(e)))
+      }
     )
   })
   replace(main, h("h1", { id: "sign-in-title", tabindex: "-1" }, "Sign in"), reason === undefined ? null : notice("error", reason), form)
-  input.focus()
+  email.querySelector("input")?.focus()
 }
