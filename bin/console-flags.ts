@@ -59,6 +59,9 @@ const sessionDuration = (p: Parsed, name: string): number | undefined => {
   return ms.right
 }
 
+/** A boolean flag, or its variable set to 1, true or yes. */
+const isOn = (value: unknown): boolean => value === true || (typeof value === "string" && ["1", "true", "yes"].includes(value.trim().toLowerCase()))
+
 export const consoleLimits = (p: Parsed): Partial<ConsoleLimits> => {
   const idle = sessionDuration(p, "console-session-idle")
   const maxAge = sessionDuration(p, "console-session-max-age")
@@ -73,7 +76,7 @@ export const consoleLimits = (p: Parsed): Partial<ConsoleLimits> => {
     ...(max !== undefined ? { maxSessions: max } : {}),
     ...(signInsPerKey !== undefined ? { signInsPerKey } : {}),
     ...(signInsPerAddress !== undefined ? { signInsPerAddress } : {}),
-    ...(p.values["console-key-sign-in"] === true ? { keySignIn: true } : {})
+    ...(isOn(p.values["console-key-sign-in"]) ? { keySignIn: true } : {})
   }
 }
 
