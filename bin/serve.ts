@@ -14,11 +14,12 @@ import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
 import { consoleFlagSpecs, consoleLimits, trustedProxies } from "./console-flags.js"
 import { databaseLayer, describeDb, type StorageConfig, storageDefaults } from "./database.js"
+import { oidcFlagSpecs, oidcSettings } from "./oidc-flags.js"
 import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
   usage:
-    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE]",
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE] [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file FILE]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -33,6 +34,7 @@ export const serveSpec: CommandSpec = {
     "metrics-key": { type: "string", env: "ENCOUNTERD_METRICS_KEY", help: "Require Authorization: Bearer KEY on GET /metrics (default: open)" },
     "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
     ...consoleFlagSpecs,
+    ...oidcFlagSpecs,
     ...webhookFlagSpecs
   }
 }
@@ -58,6 +60,8 @@ export const serveConfig = (p: Parsed): ServerConfig => {
   if (metricsKey !== undefined && !/^\S{16,}$/.test(metricsKey)) throw new UsageError("--metrics-key must be at least 16 characters without spaces")
   const noMetrics = p.values["no-metrics"]
   if (typeof noMetrics === "string" && !/^(1|true|0|false|)$/i.test(noMetrics)) throw new UsageError("ENCOUNTERD_NO_METRICS must be 1, true, 0 or false")
+  const oidc = oidcSettings(p)
+  if (oidc !== undefined && publicUrl === undefined) throw new UsageError("--oidc-issuer needs --public-url (the provider sends browsers back to it)")
   const metrics = !(noMetrics === true || (typeof noMetrics === "string" && /^(1|true)$/i.test(noMetrics)))
   return withDefaults({
     ...(port !== undefined ? { port } : {}),
@@ -69,7 +73,8 @@ export const serveConfig = (p: Parsed): ServerConfig => {
     metrics,
     ...(metricsKey !== undefined ? { metricsKey } : {}),
     console: consoleLimits(p),
-    trustedProxies: trustedProxies(p)
+    trustedProxies: trustedProxies(p),
+    ...(oidc !== undefined ? { oidc } : {})
   })
 }
 

@@ -23,6 +23,19 @@ export interface ServerConfig {
    * limit per address); from any other peer the header is ignored.
    */
   readonly trustedProxies: ReadonlyArray<string>
+  /** Console sign-in through an OpenID Connect provider (`--oidc-issuer`); off when undefined. */
+  readonly oidc: OidcConfig | undefined
+}
+
+/** The console's OpenID Connect client: the provider (discovered from its issuer URL) and this client's credentials there. */
+export interface OidcConfig {
+  /** The provider's issuer URL: https, or http on a loopback address only. */
+  readonly issuer: string
+  readonly clientId: string
+  /** Read from `--oidc-client-secret-file`; never logged. */
+  readonly clientSecret: string
+  /** Seconds added to this server's clock when checking the ID token's times (`exp`, `iat`); 0 unless given. */
+  readonly clockSkewSeconds?: number
 }
 
 export interface ConsoleLimits {
@@ -82,6 +95,7 @@ export const withDefaults = (partial: ServerSettings): ServerConfig => {
     metrics: partial.metrics ?? defaults.metrics,
     metricsKey: partial.metricsKey,
     console: { ...consoleDefaults, ...partial.console },
-    trustedProxies: partial.trustedProxies ?? []
+    trustedProxies: partial.trustedProxies ?? [],
+    oidc: partial.oidc
   }
 }

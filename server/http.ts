@@ -1,3 +1,5 @@
+import type { CustomFetch } from "openid-client"
+import { makeOidcClient } from "./console/oidc.js"
 import { randomUUID } from "node:crypto"
 import { Cause, Effect, Exit, Fiber, type ManagedRuntime, Option, Runtime } from "effect"
 import type { Principal } from "../lib/domain/workspace.js"
@@ -57,6 +59,8 @@ export interface FetchOptions {
   readonly peerAddress?: (request: Request) => string | undefined
   /** Password hashing (argon2id when not given). */
   readonly passwords?: PasswordHasher
+  /** How the OpenID Connect client reaches the provider (tests interpose on it); global fetch when not given. */
+  readonly oidcFetch?: CustomFetch
 }
 
 /**
@@ -80,7 +84,8 @@ export const makeFetch = (
     rateLimited: metrics.rateLimited,
     clientAddress: (request) => clientAddress(peerAddress?.(request), request.headers.get("x-forwarded-for"), trusted),
     console: makeConsoleState(config.console),
-    passwords: options.passwords ?? argon2idPasswords()
+    passwords: options.passwords ?? argon2idPasswords(),
+    oidc: config.oidc === undefined ? undefined : makeOidcClient(config.oidc, config, options.oidcFetch !== undefined ? { fetch: options.oidcFetch } : {})
   }
 
   return (request: Request): Response | Promise<Response> => {

@@ -9,6 +9,7 @@ import type { Storage } from "../lib/ports/storage.js"
 import type { WebhookSettings } from "../lib/webhooks/settings.js"
 import type { ServerConfig } from "./config.js"
 import type { ConsoleState } from "./console/state.js"
+import type { OidcClient } from "./console/oidc.js"
 import type { Registry } from "./metrics.js"
 import type { AuditDecl } from "./audit.js"
 import type { HttpFailure } from "./problem.js"
@@ -35,6 +36,8 @@ export interface ServerContext {
   readonly console: ConsoleState
   /** Password hashing for sign-ins and password changes (argon2id on the binary). */
   readonly passwords: PasswordHasher
+  /** The console's OpenID Connect client, when the server has a provider (`--oidc-issuer`). */
+  readonly oidc: OidcClient | undefined
 }
 
 export interface HandlerInput<Q, P> {

@@ -1,3 +1,4 @@
+import type { CustomFetch } from "openid-client"
 import type { PasswordHasher } from "../lib/ports/passwords.js"
 import { randomUUID } from "node:crypto"
 import type { ManagedRuntime } from "effect"
@@ -25,6 +26,8 @@ export interface ServerOptions {
   readonly routes?: ReadonlyArray<Route>
   /** Password hashing (argon2id at Bun's defaults unless given; tests give a cheaper one). */
   readonly passwords?: PasswordHasher
+  /** How the OpenID Connect client reaches the provider (tests interpose on it). */
+  readonly oidcFetch?: CustomFetch
 }
 
 /**
@@ -60,7 +63,8 @@ export const startServer = (
   if (requested.port === 0) config = { ...config, publicUrl: config.publicUrl.replace(/:0$/, `:${port}`) }
   const handle = makeFetch(runtime, config, metrics, options.routes, {
     peerAddress: (request) => server.requestIP(request)?.address,
-    ...(options.passwords !== undefined ? { passwords: options.passwords } : {})
+    ...(options.passwords !== undefined ? { passwords: options.passwords } : {}),
+    ...(options.oidcFetch !== undefined ? { oidcFetch: options.oidcFetch } : {})
   })
   return {
     port,

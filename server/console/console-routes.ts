@@ -6,6 +6,7 @@ import { consoleAuditRoute } from "./routes/audit.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
+import { oidcCallbackRoute, oidcLoginRoute, signInOptionsRoute } from "./routes/oidc.js"
 import { changePasswordRoute, sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
 
@@ -15,6 +16,9 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   ...pageRoutes,
   assetRoute,
   signInRoute,
+  signInOptionsRoute,
+  oidcLoginRoute,
+  oidcCallbackRoute,
   consoleAuditRoute,
   sessionInfoRoute,
   changePasswordRoute,
