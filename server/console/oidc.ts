@@ -84,13 +84,19 @@ export const readPendingId = (request: Request, config: ServerConfig): string | 
   return undefined
 }
 
+/** The claim a failed check names (`aud`, `exp`, `nonce`...), looked for along the error's causes; never a claim's value. */
+const claimOf = (e: unknown, depth = 0): string | undefined => {
+  if (typeof e !== "object" || e === null || depth > 3) return undefined
+  if ("claim" in e && typeof e.claim === "string") return e.claim
+  return "cause" in e ? claimOf(e.cause, depth + 1) : undefined
+}
+
 const errorCause = (e: unknown): string => {
   if (e instanceof client.ResponseBodyError) return `provider: ${e.error}`
   if (e instanceof Error) {
     const code = (e as { code?: unknown }).code
-    const cause = (e as { cause?: unknown }).cause
-    const claim = typeof cause === "object" && cause !== null && "claim" in cause && typeof cause.claim === "string" ? ` ${cause.claim}` : ""
-    return `${typeof code === "string" ? code : e.name}${claim}`
+    const claim = claimOf(e)
+    return `${typeof code === "string" ? code : e.name}${claim !== undefined ? ` ${claim}` : ""}`
   }
   return "unknown"
 }

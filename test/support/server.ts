@@ -1,3 +1,4 @@
+import type { CustomFetch } from "openid-client"
 import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import { MemoryStorage } from "../../lib/adapters/memory/storage.js"
 import { liveServices } from "../../lib/layers.js"
@@ -59,6 +60,8 @@ export const startTestServer = async (
     readonly webhooks?: Omit<WebhookSettingsOptions, "db" | "keyFile">
     /** Runs the delivery worker beside the server. */
     readonly worker?: WorkerOptions
+    /** How the console's OpenID Connect client reaches the provider (a test may interpose). */
+    readonly oidcFetch?: CustomFetch
   } = {}
 ): Promise<TestServer> => {
   const storage = options.db === undefined ? Layer.merge(MemoryStorage.layer, liveServices) : Layer.orDie(sqliteLayer(options.db))
@@ -78,7 +81,7 @@ export const startTestServer = async (
     })
   )
   const config = withDefaults({ port: 0, rateLimit: 0, ...options.config })
-  const server = startServer(runtime, config, { passwords: testPasswords })
+  const server = startServer(runtime, config, { passwords: testPasswords, ...(options.oidcFetch !== undefined ? { oidcFetch: options.oidcFetch } : {}) })
   const worker = options.worker === undefined ? undefined : runtime.runFork(runDeliveryWorker(options.worker))
   return {
     url: server.url,
