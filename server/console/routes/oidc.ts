@@ -16,7 +16,7 @@ const redirect = (location: string, cookie?: string): Reply =>
 
 /** What the sign-in page offers: a single sign-on link when the server has an OpenID Connect provider. */
 export const signInOptionsRoute = consoleRoute(
-  { method: "GET", path: "/console/api/sign-in-options", summary: "How one may sign in to this console" },
+  { method: "GET", path: "/console/api/sign-in-options", summary: "How one may sign in to this console", audit: "none" },
   ({ config }) => Effect.succeed(json(200, { oidc: config.oidc !== undefined, key_sign_in: config.console.keySignIn }, privateHeaders))
 )
 
