@@ -17,6 +17,7 @@ import { backupCommand, restoreCommand } from "./backup-commands.js"
 import { clearinghouseCommands } from "./clearinghouse-commands.js"
 import { taskCommands } from "./task-commands.js"
 import { claimCommands } from "./claim-commands.js"
+import { userCommands } from "./user-commands.js"
 import { webhookCommands } from "./webhook-commands.js"
 import { x12Commands } from "./x12-commands.js"
 import { statusCheckCommands } from "./status-check-commands.js"
@@ -119,5 +120,6 @@ export const commands: Record<string, Command> = {
   ...x12Commands,
   ...clearinghouseCommands,
   ...statusCheckCommands,
-  ...taskCommands
+  ...taskCommands,
+  ...userCommands
 }

@@ -9,7 +9,7 @@ export const consoleFlagSpecs = {
   "console-session-idle": {
     type: "string",
     env: "ENCOUNTERD_CONSOLE_SESSION_IDLE",
-    help: "A console session ends after this long without a request (default 12h; 1m to 30d)"
+    help: "Automatic logoff: a console session ends after this long without a request (default 15m; 1m to 30d)"
   },
   "console-session-max-age": {
     type: "string",
@@ -36,6 +36,11 @@ export const consoleFlagSpecs = {
     env: "ENCOUNTERD_CONSOLE_SIGN_INS_PER_ADDRESS",
     help: `Console sign-ins per minute from one client address (IPv6: per /64), 0 = off (default ${consoleDefaults.signInsPerAddress})`
   },
+  "console-key-sign-in": {
+    type: "boolean",
+    env: "ENCOUNTERD_CONSOLE_KEY_SIGN_IN",
+    help: "Also let an API key with the admin scope sign in to the console (default off: people sign in as users)"
+  },
   "trusted-proxy": {
     type: "string",
     multiple: true,
@@ -54,6 +59,9 @@ const sessionDuration = (p: Parsed, name: string): number | undefined => {
   return ms.right
 }
 
+/** A boolean flag, or its variable set to 1, true or yes. */
+const isOn = (value: unknown): boolean => value === true || (typeof value === "string" && ["1", "true", "yes"].includes(value.trim().toLowerCase()))
+
 export const consoleLimits = (p: Parsed): Partial<ConsoleLimits> => {
   const idle = sessionDuration(p, "console-session-idle")
   const maxAge = sessionDuration(p, "console-session-max-age")
@@ -67,7 +75,8 @@ export const consoleLimits = (p: Parsed): Partial<ConsoleLimits> => {
     ...(perKey !== undefined ? { sessionsPerKey: perKey } : {}),
     ...(max !== undefined ? { maxSessions: max } : {}),
     ...(signInsPerKey !== undefined ? { signInsPerKey } : {}),
-    ...(signInsPerAddress !== undefined ? { signInsPerAddress } : {})
+    ...(signInsPerAddress !== undefined ? { signInsPerAddress } : {}),
+    ...(isOn(p.values["console-key-sign-in"]) ? { keySignIn: true } : {})
   }
 }
 

@@ -1,6 +1,6 @@
 import { fullGC } from "bun:jsc"
 import { randomUUID } from "node:crypto"
-import { Effect, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
@@ -10,6 +10,7 @@ import { runDeliveryWorker } from "../lib/webhooks/worker.js"
 import { runSftpWorker } from "../lib/sftp/worker.js"
 import { clearinghouseMetricsLayer } from "../server/clearinghouse-metrics.js"
 import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
+import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -18,11 +19,12 @@ import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
 import { consoleFlagSpecs, consoleLimits, trustedProxies } from "./console-flags.js"
 import { databaseLayer, describeDb, type StorageConfig, storageDefaults } from "./database.js"
+import { oidcFlagSpecs, oidcSettings } from "./oidc-flags.js"
 import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
 
 export const serveSpec: CommandSpec = {
   usage:
-    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE] [--status-check-poll 60]",
+    "encounterd serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--public-url URL] [--body-limit BYTES] [--rate-limit N] [--console-session-max-age 12h] [--trusted-proxy ADDR] [--webhook-retry-schedule LIST] [--webhook-timeout 15s] [--webhook-allow-private] [--webhook-max-endpoints 50] [--webhook-secret-key-file FILE] [--status-check-poll 60] [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file FILE]",
   summary: "Run the HTTP API. On an empty database, creates the workspace `default` and prints one API key.",
   options: {
     port: { type: "string", env: "ENCOUNTERD_PORT", help: "TCP port (default 8080; 0 picks a free one)" },
@@ -38,6 +40,7 @@ export const serveSpec: CommandSpec = {
     "no-metrics": { type: "boolean", env: "ENCOUNTERD_NO_METRICS", help: "Turn GET /metrics off (404); the variable takes 1 or true" },
     "status-check-poll": { type: "string", env: "ENCOUNTERD_STATUS_CHECK_POLL", help: "Seconds between looks for due claim status follow-ups (default 60)" },
     ...consoleFlagSpecs,
+    ...oidcFlagSpecs,
     ...webhookFlagSpecs
   }
 }
@@ -63,6 +66,8 @@ export const serveConfig = (p: Parsed): ServerConfig => {
   if (metricsKey !== undefined && !/^\S{16,}$/.test(metricsKey)) throw new UsageError("--metrics-key must be at least 16 characters without spaces")
   const noMetrics = p.values["no-metrics"]
   if (typeof noMetrics === "string" && !/^(1|true|0|false|)$/i.test(noMetrics)) throw new UsageError("ENCOUNTERD_NO_METRICS must be 1, true, 0 or false")
+  const oidc = oidcSettings(p)
+  if (oidc !== undefined && publicUrl === undefined) throw new UsageError("--oidc-issuer needs --public-url (the provider sends browsers back to it)")
   const metrics = !(noMetrics === true || (typeof noMetrics === "string" && /^(1|true)$/i.test(noMetrics)))
   return withDefaults({
     ...(port !== undefined ? { port } : {}),
@@ -74,7 +79,8 @@ export const serveConfig = (p: Parsed): ServerConfig => {
     metrics,
     ...(metricsKey !== undefined ? { metricsKey } : {}),
     console: consoleLimits(p),
-    trustedProxies: trustedProxies(p)
+    trustedProxies: trustedProxies(p),
+    ...(oidc !== undefined ? { oidc } : {})
   })
 }
 
@@ -118,6 +124,18 @@ export const serve = async (p: Parsed): Promise<never> => {
   const checks = runtime.runFork(runStatusCheckWorker({ pollMs: (statusCheckPoll ?? 60) * 1000 }))
   // Follow-up tasks for claims the payer has not answered (per the workspaces' settings); leased per workspace.
   const sweeper = runtime.runFork(runFollowUpSweeper(randomUUID(), FOLLOW_UP_SWEEP_MS, (e) => log("warn", "follow-up sweep failed", { operation: e.operation })))
+  // Retention: a minute after start, then daily; a failed run is logged and tried again the next day.
+  const purger = runtime.runFork(
+    purgeAll().pipe(
+      Effect.tap((reports) => {
+        const removed = reports.filter((r) => r.raw_requests > 0 || r.audit_entries > 0)
+        if (removed.length > 0) log("info", "retention purge", { workspaces: removed.length, raw_requests: removed.reduce((n, r) => n + r.raw_requests, 0), audit_entries: removed.reduce((n, r) => n + r.audit_entries, 0) })
+      }),
+      Effect.catchAll((e) => Effect.sync(() => log("error", "retention purge failed", { error: e._tag }))),
+      Effect.delay(Duration.minutes(1)),
+      Effect.repeat(Schedule.spaced(Duration.millis(PURGE_EVERY_MS)))
+    )
+  )
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -141,7 +159,7 @@ export const serve = async (p: Parsed): Promise<never> => {
         .stop()
         .then(() =>
           runtime.runPromise(
-            Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks), Fiber.interrupt(sweeper)], {
+            Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks), Fiber.interrupt(sweeper), Fiber.interrupt(purger)], {
               concurrency: "unbounded"
             })
           )

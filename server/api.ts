@@ -13,6 +13,7 @@ import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { healthRoute, metricsRoute, readyRoute, workspaceRoute } from "./routes/ops.js"
 import { statusCheckRoutes } from "./routes/status-checks.js"
 import { taskRoutes } from "./routes/tasks.js"
+import { userRoutes } from "./routes/users.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { x12Routes } from "./routes/x12.js"
 
@@ -43,7 +44,8 @@ const apiRoutes: ReadonlyArray<Route> = [
   ...x12Routes,
   ...statusCheckRoutes,
   ...webhookRoutes,
-  ...taskRoutes
+  ...taskRoutes,
+  ...userRoutes
 ]
 
 export { VERSION } from "./build-info.js"

@@ -23,6 +23,19 @@ export interface ServerConfig {
    * limit per address); from any other peer the header is ignored.
    */
   readonly trustedProxies: ReadonlyArray<string>
+  /** Console sign-in through an OpenID Connect provider (`--oidc-issuer`); off when undefined. */
+  readonly oidc: OidcConfig | undefined
+}
+
+/** The console's OpenID Connect client: the provider (discovered from its issuer URL) and this client's credentials there. */
+export interface OidcConfig {
+  /** The provider's issuer URL: https, or http on a loopback address only. */
+  readonly issuer: string
+  readonly clientId: string
+  /** Read from `--oidc-client-secret-file`; never logged. */
+  readonly clientSecret: string
+  /** Seconds added to this server's clock when checking the ID token's times (`exp`, `iat`); 0 unless given. */
+  readonly clockSkewSeconds?: number
 }
 
 export interface ConsoleLimits {
@@ -38,6 +51,8 @@ export interface ConsoleLimits {
   readonly signInsPerKey: number
   /** Sign-ins per minute from one client address (an IPv6 /64 counts as one); 0 turns the limit off. */
   readonly signInsPerAddress: number
+  /** Signing in to the console with an API key (an `admin`-scoped one only); off by default: people sign in as users. */
+  readonly keySignIn: boolean
 }
 
 export const defaults = {
@@ -53,12 +68,14 @@ export const defaults = {
 const HOUR_MS = 60 * 60 * 1000
 
 export const consoleDefaults: ConsoleLimits = {
-  sessionIdleMs: 12 * HOUR_MS,
+  // Automatic logoff: 15 minutes idle (HIPAA's addressable control; clinics often choose less).
+  sessionIdleMs: 15 * 60 * 1000,
   sessionMaxAgeMs: 12 * HOUR_MS,
   sessionsPerKey: 20,
   maxSessions: 10_000,
   signInsPerKey: 10,
-  signInsPerAddress: 30
+  signInsPerAddress: 30,
+  keySignIn: false
 }
 
 /** What a caller sets of the configuration: the rest (console limits one by one) takes the defaults. */
@@ -78,6 +95,7 @@ export const withDefaults = (partial: ServerSettings): ServerConfig => {
     metrics: partial.metrics ?? defaults.metrics,
     metricsKey: partial.metricsKey,
     console: { ...consoleDefaults, ...partial.console },
-    trustedProxies: partial.trustedProxies ?? []
+    trustedProxies: partial.trustedProxies ?? [],
+    oidc: partial.oidc
   }
 }

@@ -1,12 +1,17 @@
+import type { CustomFetch } from "openid-client"
+import { makeOidcClient } from "./console/oidc.js"
 import { randomUUID } from "node:crypto"
 import { Cause, Effect, Exit, Fiber, type ManagedRuntime, Option, Runtime } from "effect"
 import type { Principal } from "../lib/domain/workspace.js"
 import { authenticate } from "../lib/rules/workspaces.js"
 import { servedRoutes as allRoutes } from "./api.js"
+import { type AuditContext, audited, keyActor } from "./audit.js"
 import { clientAddress, trustedSet } from "./client-address.js"
 import type { ServerConfig } from "./config.js"
 import { privateHeaders } from "./console/headers.js"
 import { makeConsoleState } from "./console/state.js"
+import { argon2idPasswords } from "./passwords.js"
+import type { PasswordHasher } from "../lib/ports/passwords.js"
 import { describeThrown, internalResponse, logFault } from "./fault.js"
 import { log } from "./log.js"
 import {
@@ -52,6 +57,10 @@ const isConsolePath = (pathname: string): boolean => pathname === "/console" || 
 export interface FetchOptions {
   /** The TCP peer of a request (Bun's `server.requestIP`); requests handled in process have none. */
   readonly peerAddress?: (request: Request) => string | undefined
+  /** Password hashing (argon2id when not given). */
+  readonly passwords?: PasswordHasher
+  /** How the OpenID Connect client reaches the provider (tests interpose on it); global fetch when not given. */
+  readonly oidcFetch?: CustomFetch
 }
 
 /**
@@ -74,7 +83,9 @@ export const makeFetch = (
     keyRate: limiter,
     rateLimited: metrics.rateLimited,
     clientAddress: (request) => clientAddress(peerAddress?.(request), request.headers.get("x-forwarded-for"), trusted),
-    console: makeConsoleState(config.console)
+    console: makeConsoleState(config.console),
+    passwords: options.passwords ?? argon2idPasswords(),
+    oidc: config.oidc === undefined ? undefined : makeOidcClient(config.oidc, config, options.oidcFetch !== undefined ? { fetch: options.oidcFetch } : {})
   }
 
   return (request: Request): Response | Promise<Response> => {
@@ -111,7 +122,7 @@ export const makeFetch = (
       const match = route(table, request.method, url.pathname)
       if (match._tag === "Found") routePath = match.route.path
       else if (match._tag === "WrongMethod") routePath = match.path
-      const program = Effect.gen(() => runRoute(match, url, request, config, metrics, context, learned))
+      const program = Effect.gen(() => runRoute(match, url, request, config, metrics, context, learned, requestId))
 
       const finish = (exit: Exit.Exit<Reply, HttpFailure>): Response => {
         const rate = learned.rate
@@ -166,7 +177,8 @@ function* runRoute(
   config: ServerConfig,
   metrics: ServerMetrics,
   context: ServerContext,
-  learned: Learned
+  learned: Learned,
+  requestId: string
 ) {
   if (match._tag === "None") return yield* new RouteNotFound({ path: url.pathname })
   if (match._tag === "WrongMethod") return yield* new MethodNotAllowed({ allow: match.allow })
@@ -181,9 +193,20 @@ function* runRoute(
       metrics.rateLimited()
       return yield* new RateLimited({ retryAfterSeconds: rate.resetSeconds })
     }
-    if (r.scope !== undefined && !principal.scopes.includes(r.scope)) return yield* new Forbidden({ scope: r.scope })
   }
-  return yield* r.run({ principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry, server: context })
+  const input = { principal, params: match.params, query: url.searchParams, request, config, metrics: metrics.registry, server: context, requestId }
+  if (principal === undefined) return yield* r.run(input)
+  const audit = r.audit
+  const forbidden = r.scope !== undefined && !principal.scopes.includes(r.scope) ? new Forbidden({ scope: r.scope }) : undefined
+  if (audit === undefined || audit === "none") return yield* forbidden === undefined ? r.run(input) : Effect.fail(forbidden)
+  const entry: AuditContext = {
+    workspaceId: principal.workspace.id,
+    actor: keyActor(principal),
+    params: match.params,
+    clientIp: context.clientAddress(request),
+    requestId
+  }
+  return yield* audited(audit, entry, forbidden === undefined ? r.run(input) : Effect.fail(forbidden))
 }
 
 /** The fiber still running when a synchronous run had to stop at an asynchronous step. */

@@ -39,8 +39,20 @@ import type {
 } from "../lib/domain/webhook-errors.js"
 import type { ConnectionNotFound, InvalidConnectionInput, PickupNotFound } from "../lib/domain/clearinghouse-connection.js"
 
+import type {
+  InvalidUserInput,
+  LastAdmin,
+  PasswordChangeRequired,
+  SignInLocked,
+  SignInRefused,
+  UserEmailTaken,
+  UserNotFound,
+  WorkspaceRequired
+} from "../lib/domain/user-errors.js"
+
 /** Failures that only exist over HTTP. */
-export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly scope: string }> {}
+/** The key lacks the route's scope, or (with `role`) the signed-in user's role does not hold it. */
+export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly scope: string; readonly role?: string }> {}
 export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly path: string }> {}
 export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ readonly allow: ReadonlyArray<string> }> {}
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
@@ -106,6 +118,14 @@ export type HttpFailure =
   | InvalidStatusCheckSettings
   | TaskNotFound
   | InvalidTaskChange
+  | UserNotFound
+  | InvalidUserInput
+  | UserEmailTaken
+  | SignInRefused
+  | SignInLocked
+  | WorkspaceRequired
+  | PasswordChangeRequired
+  | LastAdmin
 
 /** One problem of a request, as problem+json's `errors` and the intake log list it (`FieldIssue`). */
 export const FieldIssueDoc = Schema.Struct({
@@ -173,7 +193,30 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "CsrfRejected":
       return { status: 403, code: "csrf_failed", title: "Forbidden", detail: e.detail }
     case "Forbidden":
-      return { status: 403, code: "forbidden", title: "Forbidden", detail: `This API key lacks the scope ${e.scope}` }
+      return {
+        status: 403,
+        code: "forbidden",
+        title: "Forbidden",
+        detail: e.role === undefined ? `This API key lacks the scope ${e.scope}` : `The role ${e.role} may not do this (it needs ${e.scope})`
+      }
+    case "PasswordChangeRequired":
+      return { status: 403, code: "password_change_required", title: "Password change required", detail: e.message }
+    case "SignInRefused":
+      return { status: 401, code: "sign_in_refused", title: "Sign-in refused", detail: e.message }
+    case "SignInLocked":
+      return {
+        status: 429,
+        code: "sign_in_locked",
+        title: "Too many failed sign-ins",
+        detail: e.message,
+        headers: { "retry-after": String(e.retryAfterSeconds) }
+      }
+    case "WorkspaceRequired":
+      return { status: 400, code: "workspace_required", title: "Workspace required", detail: e.message, errors: [{ path: "workspace", message: "is required for this email" }] }
+    case "UserEmailTaken":
+      return { status: 409, code: "email_taken", title: "Email taken", detail: e.message, errors: [{ path: "email", message: "is already a user of this workspace" }] }
+    case "LastAdmin":
+      return { status: 409, code: "last_admin", title: "Last admin", detail: e.message }
     case "EncounterNotFound":
     case "EventNotFound":
     case "IntakeRequestNotFound":
@@ -188,6 +231,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "StatusCheckNotFound":
     case "StatusCheckSettingsNotFound":
     case "TaskNotFound":
+    case "UserNotFound":
       return { status: 404, code: "not_found", title: "Not found", detail: e.message }
     case "ClaimNotSubmitted":
       return { status: 409, code: "not_submitted", title: "Claim not submitted", detail: e.message }
@@ -288,6 +332,7 @@ export const toProblem = (e: HttpFailure): Problem => {
     case "InvalidWebhookInput":
     case "InvalidConnectionInput":
     case "InvalidTaskChange":
+    case "InvalidUserInput":
     case "InvalidBody":
       return {
         status: 422,

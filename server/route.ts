@@ -4,11 +4,14 @@ import { requestDecoder } from "../lib/domain/field-issues.js"
 import { capProblems } from "../lib/domain/problems.js"
 import type { Principal, Scope } from "../lib/domain/workspace.js"
 import type { Clock, Ids } from "../lib/ports/clock.js"
+import type { PasswordHasher } from "../lib/ports/passwords.js"
 import type { Storage } from "../lib/ports/storage.js"
 import type { WebhookSettings } from "../lib/webhooks/settings.js"
 import type { ServerConfig } from "./config.js"
 import type { ConsoleState } from "./console/state.js"
+import type { OidcClient } from "./console/oidc.js"
 import type { Registry } from "./metrics.js"
+import type { AuditDecl } from "./audit.js"
 import type { HttpFailure } from "./problem.js"
 import type { RateLimiter } from "./rate-limit.js"
 
@@ -31,10 +34,16 @@ export interface ServerContext {
   /** The client of a request: its TCP peer, or what a trusted proxy forwarded (`--trusted-proxy`). */
   readonly clientAddress: (request: Request) => string | undefined
   readonly console: ConsoleState
+  /** Password hashing for sign-ins and password changes (argon2id on the binary). */
+  readonly passwords: PasswordHasher
+  /** The console's OpenID Connect client, when the server has a provider (`--oidc-issuer`). */
+  readonly oidc: OidcClient | undefined
 }
 
 export interface HandlerInput<Q, P> {
   readonly principal: P
+  /** The request's id (`x-request-id`, given or made), as its log line and answer carry it. */
+  readonly requestId: string
   readonly params: Readonly<Record<string, string>>
   readonly query: Q
   readonly request: Request
@@ -55,6 +64,13 @@ export interface ResponseDoc {
 
 interface RouteDoc {
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  /**
+   * What patient data the route reads or changes: each request (answered or refused once its
+   * caller is known) appends an audit entry before it is answered (`server/audit.ts`). `"none"`
+   * for a route that touches no patient data; every authenticated route says one or the other
+   * (`test/http/audit.test.ts`).
+   */
+  readonly audit?: AuditDecl | "none"
   readonly path: string
   readonly operationId: string
   readonly summary: string

@@ -1,3 +1,5 @@
+import type { CustomFetch } from "openid-client"
+import type { PasswordHasher } from "../lib/ports/passwords.js"
 import { randomUUID } from "node:crypto"
 import type { ManagedRuntime } from "effect"
 import type { ServerConfig } from "./config.js"
@@ -22,6 +24,10 @@ export interface ServerOptions {
   readonly metrics?: ServerMetrics
   /** The routes served (all of the API unless given; tests serve others). */
   readonly routes?: ReadonlyArray<Route>
+  /** Password hashing (argon2id at Bun's defaults unless given; tests give a cheaper one). */
+  readonly passwords?: PasswordHasher
+  /** How the OpenID Connect client reaches the provider (tests interpose on it). */
+  readonly oidcFetch?: CustomFetch
 }
 
 /**
@@ -55,7 +61,11 @@ export const startServer = (
   const port = server.port ?? config.port
   // Port 0 picks a free port: the default public URL names the one actually bound.
   if (requested.port === 0) config = { ...config, publicUrl: config.publicUrl.replace(/:0$/, `:${port}`) }
-  const handle = makeFetch(runtime, config, metrics, options.routes, { peerAddress: (request) => server.requestIP(request)?.address })
+  const handle = makeFetch(runtime, config, metrics, options.routes, {
+    peerAddress: (request) => server.requestIP(request)?.address,
+    ...(options.passwords !== undefined ? { passwords: options.passwords } : {}),
+    ...(options.oidcFetch !== undefined ? { oidcFetch: options.oidcFetch } : {})
+  })
   return {
     port,
     url: `http://${config.host}:${port}`,

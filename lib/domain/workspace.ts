@@ -18,8 +18,9 @@ export const WorkspaceSlug = Schema.String.pipe(
 /**
  * `encounters`: create and read. `claims:write`: change claim statuses. `webhooks:write`: manage
  * webhook endpoints and deliveries (reads included). `tasks:write`: change work queue tasks and settings.
+ * `admin`: manage the workspace's users and read its audit log.
  */
-export const Scopes = ["encounters", "claims:write", "webhooks:write", "tasks:write"] as const
+export const Scopes = ["encounters", "claims:write", "webhooks:write", "tasks:write", "admin"] as const
 export const Scope = Schema.Literal(...Scopes)
 export type Scope = typeof Scope.Type
 
@@ -56,5 +57,7 @@ export interface KeyWithWorkspace {
 export interface Principal {
   readonly workspace: Workspace
   readonly keyId: ApiKeyId
+  /** The key's shown prefix (`eik_abcd…`): how the audit log names a key, never by the key. */
+  readonly keyPrefix: string
   readonly scopes: ReadonlyArray<Scope>
 }

@@ -6,6 +6,7 @@ import type { FeedEvent, StoredEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
 import type { WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscription } from "../domain/webhook.js"
+import type { UserWithWorkspace } from "../domain/user.js"
 import type { ApiKeyRecord, KeyWithWorkspace, Workspace } from "../domain/workspace.js"
 import type { ClearinghouseSettingsRecord, X12BatchRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
 import type { PagedTable, PageFilter, RecordOf, WorkspaceTable } from "./tables.js"
@@ -123,6 +124,8 @@ export interface StorageShape {
   /** The key with this hash, revoked or not, with its workspace. */
   readonly findApiKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyWithWorkspace>, StorageError>
   readonly listApiKeys: (ws: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageError>
+  /** The users with this (normalized) email in every workspace, with their workspaces, oldest first: sign-in names no workspace. */
+  readonly findUsersByEmail: (email: string) => Effect.Effect<ReadonlyArray<UserWithWorkspace>, StorageError>
 
   readonly listRawRequests: (ws: WorkspaceId, q: RawRequestScan) => Effect.Effect<ReadonlyArray<RawRequestRecord>, StorageError>
 

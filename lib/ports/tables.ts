@@ -8,6 +8,9 @@ import { StatusCheckRecord, StatusCheckSettingsRecord } from "../domain/status-c
 import { TaskRecord, WorkQueueSettingsRecord } from "../domain/task.js"
 import { WebhookDeliveryRecord, WebhookEndpoint } from "../domain/webhook.js"
 import { ApiKeyRecord, WorkspaceRecord } from "../domain/workspace.js"
+import { AuditRecord } from "../domain/audit.js"
+import { RetentionRecord } from "../domain/retention.js"
+import { UserRecord } from "../domain/user.js"
 import { ClearinghouseSettingsRecord, X12BatchRecord, X12FileBodyRecord, X12FileOutcomeRecord, X12FileRecord } from "../domain/x12-exchange.js"
 
 /**
@@ -148,6 +151,16 @@ export const Tables = {
     json: [],
     generated: [],
     unique: { workspace: ["workspace_id"] }
+  }),
+  users: table({ name: "users", record: UserRecord, json: [], generated: [], unique: { email: ["workspace_id", "email"] } }),
+  // Append-only: no rule updates or removes an entry, except the retention purge (rules/retention.ts).
+  audit_log: table({ name: "audit_log", record: AuditRecord, json: [], generated: [], unique: {} }),
+  retention_settings: table({
+    name: "retention_settings",
+    record: RetentionRecord,
+    json: [],
+    generated: [],
+    unique: { workspace: ["workspace_id"] }
   })
 } as const
 
@@ -188,7 +201,9 @@ export const Pages = {
   // A claim's checks, and the checks in one state (the file export's queue, the core sender's).
   status_checks: { time: "created_at", filters: ["claim_id", "status"] },
   // The work queue, oldest due first; `open_claim_id` reads a claim's open tasks.
-  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id", "open_claim_id"], oldestFirst: true }
+  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id", "open_claim_id"], oldestFirst: true },
+  users: { time: "created_at", filters: [] },
+  audit_log: { time: "at", filters: ["actor_id", "resource_id", "action"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }
 
 export type PagedTable = keyof typeof Pages

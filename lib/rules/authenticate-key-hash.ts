@@ -34,6 +34,6 @@ export function* principalOfKeyHash(hash: string, revokedReason: string) {
       steps: [update("api_keys", key.id, { workspace_id: key.workspace_id }, { last_used_at: isoTime(now) })]
     })
   }
-  const principal: Principal = { workspace, keyId: key.id, scopes: key.scopes }
+  const principal: Principal = { workspace, keyId: key.id, keyPrefix: key.prefix, scopes: key.scopes }
   return principal
 }

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto"
 import * as apiSource from "./client/api.ts" with { type: "text" }
+import * as auditSource from "./client/audit-view.ts" with { type: "text" }
+import * as passwordSource from "./client/password-view.ts" with { type: "text" }
 import * as claimsSource from "./client/claims-view.ts" with { type: "text" }
 import * as clearinghouseSource from "./client/clearinghouse-view.ts" with { type: "text" }
 import * as connectionsSource from "./client/connections-view.ts" with { type: "text" }
@@ -41,6 +43,8 @@ const asset = (contentType: string, body: string): Asset => ({
 // JavaScript: types are stripped once, on first use; the binary carries only their sources.
 const scripts: Record<string, unknown> = {
   "api.js": apiSource,
+  "audit-view.js": auditSource,
+  "password-view.js": passwordSource,
   "claims-view.js": claimsSource,
   "clearinghouse-view.js": clearinghouseSource,
   "connections-view.js": connectionsSource,

@@ -3,10 +3,12 @@ import { claimCountsRoute, claimWorkRoute, correctClaimRoute, moveClaimRoute } f
 import { connectionActivityRoute, connectionRoute, connectionsRoute } from "./routes/clearinghouse-connections.js"
 import { x12BatchesRoute, x12BatchFileRoute, x12FileOutcomesRoute, x12FileRoute, x12FilesRoute } from "./routes/clearinghouse.js"
 import { browseEncountersRoute, encounterDetailRoute } from "./routes/encounters.js"
+import { consoleAuditRoute } from "./routes/audit.js"
 import { consoleEventsRoute } from "./routes/events.js"
 import { intakeGetRoute, intakeListRoute } from "./routes/intake.js"
 import { assetRoute, pageRoutes, rootRoute } from "./routes/pages.js"
-import { sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
+import { oidcCallbackRoute, oidcLoginRoute, signInOptionsRoute } from "./routes/oidc.js"
+import { changePasswordRoute, sessionInfoRoute, signInRoute, signOutRoute } from "./routes/session.js"
 import { consoleCheckNowRoute, consoleStatusChecksRoute } from "./routes/status-checks.js"
 import { taskCountsRoute, taskDetailRoute, taskQueueRoute, updateTaskRoute } from "./routes/tasks.js"
 import { retryDeliveryRoute, webhookDeliveriesRoute, webhookDeliveryRoute, webhookEndpointRoute, webhookEndpointsRoute } from "./routes/webhooks.js"
@@ -17,7 +19,12 @@ export const consoleRoutes: ReadonlyArray<Route> = [
   ...pageRoutes,
   assetRoute,
   signInRoute,
+  signInOptionsRoute,
+  oidcLoginRoute,
+  oidcCallbackRoute,
+  consoleAuditRoute,
   sessionInfoRoute,
+  changePasswordRoute,
   signOutRoute,
   browseEncountersRoute,
   encounterDetailRoute,

@@ -1,20 +1,37 @@
 import { createHash, randomBytes } from "node:crypto"
 import type { ApiKeyId } from "../../lib/domain/ids.js"
+import type { Workspace } from "../../lib/domain/workspace.js"
+import type { UserId } from "../../lib/domain/user.js"
 import { consoleDefaults } from "../config.js"
+
+/**
+ * Who a session acts for: a user (checked again on every request: a disabled user or a changed
+ * role applies at once), or an API key (only with `--console-key-sign-in`, and only an admin key),
+ * kept as its hash and id (never the key), so a revoked key ends its sessions.
+ */
+export type SessionSubject =
+  | { readonly kind: "key"; readonly hash: string; readonly id: ApiKeyId }
+  | {
+      readonly kind: "user"
+      readonly id: UserId
+      readonly workspace: Workspace
+      /** Signed in with a one-time password: the session may only change it. */
+      readonly mustChangePassword: boolean
+    }
 
 /**
  * Console sessions live in this process's memory: a restart signs everyone out, and several
  * instances behind one address need sticky routing. The store keeps the SHA-256 of each session
- * token (never the token) and, for the key, its hash and id (never the key): each request
- * re-checks the key, so a revoked key ends its sessions.
+ * token (never the token) and its subject.
  *
- * Bounds: each key holds at most `perKey` sessions (a further sign-in with it ends that key's
- * oldest, never another key's); the store holds at most `maxSessions` (at the limit, once expired
- * sessions are dropped, a sign-in is refused: no session of anyone is ended to make room).
+ * Bounds: each subject (user or key) holds at most `perKey` sessions (a further sign-in ends that
+ * subject's oldest, never another's); the store holds at most `maxSessions` (at the limit, once
+ * expired sessions are dropped, a sign-in is refused: no session of anyone is ended to make room).
+ * A session ends after `idleMs` without a request, and `maxAgeMs` after its sign-in however busy
+ * (automatic logoff).
  */
 export interface Session {
-  readonly keyHash: string
-  readonly keyId: ApiKeyId
+  readonly subject: SessionSubject
   readonly csrf: string
   readonly createdAt: number
   readonly lastSeen: number
@@ -27,7 +44,7 @@ export type Created =
 
 export interface SessionStore {
   /** A new session: the cookie's token and the CSRF token, both shown to the browser only. */
-  readonly create: (key: { readonly hash: string; readonly id: ApiKeyId }) => Created
+  readonly create: (subject: SessionSubject) => Created
   /** The live session of a token, its idle time restarted; expired sessions are dropped. */
   readonly find: (token: string) => Session | undefined
   readonly remove: (token: string) => void
@@ -52,8 +69,8 @@ const newToken = (): string => randomBytes(32).toString("base64url")
 
 export const makeSessionStore = (options: SessionOptions): SessionStore => {
   const sessions = new Map<string, Session>()
-  /** Each key's sessions (token digests), oldest first. */
-  const byKey = new Map<ApiKeyId, Array<string>>()
+  /** Each subject's sessions (token digests), oldest first. */
+  const byKey = new Map<string, Array<string>>()
   let lastSweep = options.now()
 
   const expired = (s: Session, now: number) => now - s.lastSeen > options.idleMs || now - s.createdAt > options.maxAgeMs
@@ -62,11 +79,11 @@ export const makeSessionStore = (options: SessionOptions): SessionStore => {
     const s = sessions.get(id)
     if (s === undefined) return
     sessions.delete(id)
-    const ofKey = byKey.get(s.keyId)
+    const ofKey = byKey.get(s.subject.id)
     if (ofKey === undefined) return
     const left = ofKey.filter((x) => x !== id)
-    if (left.length === 0) byKey.delete(s.keyId)
-    else byKey.set(s.keyId, left)
+    if (left.length === 0) byKey.delete(s.subject.id)
+    else byKey.set(s.subject.id, left)
   }
 
   const sweep = (now: number, force: boolean) => {
@@ -76,7 +93,8 @@ export const makeSessionStore = (options: SessionOptions): SessionStore => {
   }
 
   return {
-    create: (key) => {
+    create: (subject) => {
+      const key = subject
       const now = options.now()
       sweep(now, false)
       // This key's expired sessions first, then its oldest live ones beyond the bound.
@@ -93,7 +111,7 @@ export const makeSessionStore = (options: SessionOptions): SessionStore => {
       if (sessions.size >= options.maxSessions) return { _tag: "Full" }
       const token = newToken()
       const id = digest(token)
-      const session: Session = { keyHash: key.hash, keyId: key.id, csrf: newToken(), createdAt: now, lastSeen: now }
+      const session: Session = { subject, csrf: newToken(), createdAt: now, lastSeen: now }
       sessions.set(id, session)
       byKey.set(key.id, [...ofKey, id])
       return { _tag: "Created", token, session }

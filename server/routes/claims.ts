@@ -41,6 +41,7 @@ export const claimStatusRoute = authed(
     method: "POST",
     path: "/api/claims/{claim_id}/status",
     operationId: "changeClaimStatus",
+    audit: { action: "claim.status", resource: "claim", idParam: "claim_id" },
     tag: "Claims",
     summary: "Change a claim's status (scope claims:write)",
     description:
@@ -66,6 +67,7 @@ export const claimRemittancesRoute = authed(
     method: "GET",
     path: "/api/claims/{claim_id}/remittances",
     operationId: "listClaimRemittances",
+    audit: { action: "remittance.list", resource: "remittance", idParam: "claim_id" },
     tag: "Claims",
     summary: "A claim's remittances (835s that named it), newest first",
     description: "All of them: a read of the claim (latest_claim.remittances) carries only its 20 most recent, with more_remittances saying whether there are others.",
@@ -94,6 +96,7 @@ export const claimStatusCountsRoute = authed(
     method: "GET",
     path: "/api/claims/status-counts",
     operationId: "countClaimsByStatus",
+    audit: "none",
     tag: "Claims",
     summary: "Claims per status, with what they bill",
     description:

@@ -21,6 +21,7 @@ export const putClearinghouseRoute = authed(
     method: "PUT",
     path: "/api/workspace/clearinghouse",
     operationId: "putClearinghouseSettings",
+    audit: "none",
     tag: "Clearinghouse",
     summary: "Set the workspace's clearinghouse settings (scope claims:write)",
     description: "Replaces the settings; the control numbers of later batches go on counting up from the last one sent.",
@@ -45,6 +46,7 @@ export const getClearinghouseRoute = authed(
     method: "GET",
     path: "/api/workspace/clearinghouse",
     operationId: "getClearinghouseSettings",
+    audit: "none",
     tag: "Clearinghouse",
     summary: "The workspace's clearinghouse settings",
     query: NoQuery,
@@ -62,6 +64,7 @@ export const preview837PRoute = authed(
     method: "GET",
     path: "/api/claims/{claim_id}/837p",
     operationId: "preview837P",
+    audit: { action: "claim.837p", resource: "claim", idParam: "claim_id" },
     tag: "Clearinghouse",
     summary: "A claim as an 837P interchange, to look at before sending (changes nothing)",
     description:

@@ -22,6 +22,7 @@ export const createEncounterRoute = authed(
     method: "POST",
     path: "/api/encounters",
     operationId: "createEncounter",
+    audit: { action: "encounter.create", resource: "encounter" },
     tag: "Encounters",
     summary: "Create an encounter (idempotent on external_id)",
     description:
@@ -76,6 +77,7 @@ const listDoc = (path: string) =>
     method: "GET",
     path,
     operationId: path.startsWith("/api") ? "listEncountersApi" : "listEncounters",
+    audit: { action: "encounter.list", resource: "encounter" },
     tag: "Encounters",
     summary: "List normalized encounters, newest first",
     description:
@@ -96,6 +98,7 @@ const getDoc = (path: string) =>
     method: "GET",
     path,
     operationId: path.startsWith("/api") ? "getEncounterApi" : "getEncounter",
+    audit: { action: "encounter.read", resource: "encounter", idParam: "id" },
     tag: "Encounters",
     summary: "Read one normalized encounter with its latest claim",
     query: NoQuery,

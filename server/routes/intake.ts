@@ -36,6 +36,7 @@ export const intakeListRoute = authed(
     method: "GET",
     path: "/api/intake-requests",
     operationId: "listIntakeRequests",
+    audit: { action: "intake_request.list", resource: "intake_request" },
     tag: "Intake log",
     summary: "The intake log: every create request as stored, newest first",
     description:
@@ -52,6 +53,7 @@ export const intakeGetRoute = authed(
     method: "GET",
     path: "/api/intake-requests/{id}",
     operationId: "getIntakeRequest",
+    audit: { action: "intake_request.read", resource: "intake_request", idParam: "id" },
     tag: "Intake log",
     summary: "One intake request, with its body exactly as received",
     scope: "encounters",

@@ -13,6 +13,7 @@ export const workspaceRoute = authed(
     method: "GET",
     path: "/api/workspace",
     operationId: "getWorkspace",
+    audit: "none",
     tag: "Workspace",
     summary: "The workspace of the API key (a credentials check)",
     query: NoQuery,

@@ -103,7 +103,7 @@ describe("encounterd CLI: help and usage errors", () => {
     expectUsageError(await runCli(["backup"], { db }))
     const made = await runCli(["workspaces", "create", "--slug", "clinic", "--name", "Clinic"], { db })
     expect(made.code).toBe(0)
-    expectUsageError(await runCli(["keys", "create", "--workspace", "clinic", "--scope", "admin"], { db }))
+    expectUsageError(await runCli(["keys", "create", "--workspace", "clinic", "--scope", "superuser"], { db }))
     const keys = await runCli(["keys", "list", "--workspace", "clinic"], { db })
     expect(keys.json).toEqual([])
   })

@@ -1,3 +1,5 @@
+import type { TestServer } from "../support/server.js"
+import { userForTestKey } from "../http/console-support.js"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -38,10 +40,18 @@ export const watchedPage = async (context: BrowserContext) => {
   return { page, problems }
 }
 
-export const signIn = async (page: Page, baseUrl: string, key: string, path = "/console") => {
+/** Signs in through the form by email and password. */
+export const signInAs = async (page: Page, baseUrl: string, email: string, password: string, path = "/console") => {
   await page.goto(`${baseUrl}${path}`)
-  await page.getByLabel("API key").fill(key)
+  await page.getByLabel("Email").fill(email)
+  await page.getByLabel("Password").fill(password)
   await page.getByRole("button", { name: "Sign in" }).click()
+}
+
+/** Signs in as the user whose role holds one of the test server's keys' scopes (see `signInConsole`). */
+export const signIn = async (page: Page, server: TestServer, key: string, path = "/console") => {
+  const user = await userForTestKey(server, key)
+  await signInAs(page, server.url, user.email, user.password, path)
   await page.getByRole("button", { name: "Sign out" }).waitFor()
 }
 

@@ -40,7 +40,7 @@ describe.skipIf(!available)("console clearinghouse view in Chromium", () => {
     contexts.push(context)
     const { page, problems } = await watchedPage(context)
     // Any key reads the exchange (as in the API).
-    await signIn(page, server.url, server.keys.a)
+    await signIn(page, server, server.keys.a)
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Clearinghouse" }).click()
     await heading(page, "Clearinghouse")
 

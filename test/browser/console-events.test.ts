@@ -37,7 +37,7 @@ describe.skipIf(!available)("console events view in Chromium", () => {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 } })
     contexts.push(context)
     const { page, problems } = await watchedPage(context)
-    await signIn(page, server.url, server.keys.aWriter, "/console/encounters?external_id=enc-1002")
+    await signIn(page, server, server.keys.aWriter, "/console/encounters?external_id=enc-1002")
     await page.getByRole("link", { name: "enc-1002" }).click()
     await heading(page, "Encounter enc-1002")
     await page.getByLabel("New status for encounter enc-1002").selectOption("coded")

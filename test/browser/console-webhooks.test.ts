@@ -86,7 +86,7 @@ describe.skipIf(!available)("console webhooks view in Chromium", () => {
 
   test("endpoints, one endpoint's deliveries, and a retry from the keyboard that makes one more attempt", async () => {
     const { context, page, problems } = await open()
-    await signIn(page, server.url, server.keys.aHooks)
+    await signIn(page, server, server.keys.aHooks)
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Webhooks" }).click()
     await heading(page, "Webhooks")
     const endpoints = page.getByRole("table", { name: "Webhook endpoints, newest first" }).locator("tbody tr")
@@ -144,7 +144,7 @@ describe.skipIf(!available)("console webhooks view in Chromium", () => {
 
   test("a key without webhooks:write is told so, and nothing fails", async () => {
     const { context, page, problems } = await open()
-    await signIn(page, server.url, server.keys.aWriter, "/console/webhooks")
+    await signIn(page, server, server.keys.aWriter, "/console/webhooks")
     await heading(page, "Webhooks")
     await page.getByText("Webhook endpoints and their deliveries need a key with the scope webhooks:write.").waitFor()
     expect(await page.getByRole("table").count()).toBe(0)

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { createApiKey } from "../../lib/rules/workspaces.js"
 import { seedEncounters, seedExchange } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
 import { chromiumAvailable, closeSuite, expectAccessible, launch, offScreen, SCREENS, shotDir, signIn, watchedPage } from "./browser.js"
@@ -23,7 +22,6 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
   let browser: Browser
   let dataDir: string
   let shots: string
-  let everything = ""
   const contexts: Array<BrowserContext> = []
 
   beforeAll(async () => {
@@ -42,7 +40,6 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
     const claim: string = (await call("GET", "/api/encounters?external_id=enc-1001")).items[0].latest_claim.id
     await call("POST", `/api/claims/${claim}/status`, { status: "submitted_to_payer" })
     await call("POST", `/api/claims/${claim}/status`, { status: "denied", note: "Payer letter: not medically necessary" })
-    everything = (await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write", "tasks:write"]))).key
     browser = await launch()
     shots = shotDir()
   }, SLOW)
@@ -74,7 +71,7 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
     describe(screen.name, () => {
       test("the queue: counts by type and category, tasks oldest due first with age and amount, filters", async () => {
         const { context, page, problems } = await open(screen.viewport)
-        await signIn(page, server.url, server.keys.a, "/console/work-queue")
+        await signIn(page, server, server.keys.a, "/console/work-queue")
         await heading(page, "Work queue")
         const list = "Tasks, oldest due first"
         await page.getByRole("table", { name: list }).waitFor()
@@ -97,7 +94,7 @@ describe.skipIf(!available)("console work queue in Chromium", () => {
 
       test("a task's page: its cause in plain words with each code's meaning and file; marked done, it leaves the open queue", async () => {
         const { context, page, problems } = await open(screen.viewport)
-        await signIn(page, server.url, everything, "/console/work-queue?type=rejection_resolution")
+        await signIn(page, server, server.keys.aWriter, "/console/work-queue?type=rejection_resolution")
         await page.getByRole("link", { name: "Rejection to resolve: x12-2" }).click()
         await heading(page, "Rejection to resolve: x12-2")
         await page.getByText("The payer's 277CA acknowledgment rejected the claim.").waitFor()

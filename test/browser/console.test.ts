@@ -4,10 +4,11 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { ClaimTransitions } from "../../lib/domain/claim-status.js"
-import { createApiKey, revokeApiKey } from "../../lib/rules/workspaces.js"
+import { updateUser } from "../../lib/rules/users.js"
+import { consoleUser } from "../http/console-support.js"
 import { seedEncounters, sendRejected } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
-import { chromiumAvailable, closeSuite, expectAccessible, launch, shotDir, signIn, watchedPage } from "./browser.js"
+import { chromiumAvailable, closeSuite, expectAccessible, launch, shotDir, signIn, signInAs, watchedPage } from "./browser.js"
 
 const available = chromiumAvailable()
 // A browser test drives several pages and an accessibility scan: far above the default timeout.
@@ -54,7 +55,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
     await heading(page, "Sign in")
     await expectAccessible(browser, context, `${server.url}/console`, (p) => heading(p, "Sign in"))
 
-    await signIn(page, server.url, server.keys.a)
+    await signIn(page, server, server.keys.a)
     await heading(page, "Encounters")
     expect(await page.locator("table tbody tr").count()).toBe(12)
     // Keyboard: on a page load the first Tab reaches the skip link, which moves focus to the main content.
@@ -97,7 +98,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
 
   test("open a rejected intake request and see its errors and its body; an encounter links to its request", async () => {
     const { context, page, problems } = await open()
-    await signIn(page, server.url, server.keys.a)
+    await signIn(page, server, server.keys.a)
     await page.getByRole("link", { name: "Intake log" }).click()
     await heading(page, "Intake log")
     // Rejected requests come first: the default filter.
@@ -124,7 +125,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
 
   test("move a claim, offered only the allowed statuses, and see the move in its timeline", async () => {
     const { page, problems } = await open()
-    await signIn(page, server.url, server.keys.aWriter, "/console/encounters?external_id=enc-1003")
+    await signIn(page, server, server.keys.aWriter, "/console/encounters?external_id=enc-1003")
     await page.getByRole("link", { name: "enc-1003" }).click()
     await heading(page, "Encounter enc-1003")
     const select = page.getByLabel("New status for encounter enc-1003")
@@ -152,7 +153,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
 
   test("claims by status: counts, a status's claims with the move control, none for a read-only key", async () => {
     const { context, page, problems } = await open()
-    await signIn(page, server.url, server.keys.aWriter, "/console/claims")
+    await signIn(page, server, server.keys.aWriter, "/console/claims")
     await heading(page, "Claims by status")
     const counts = page.getByRole("table", { name: /Claims per status/ })
     const draftRow = counts.locator("tbody tr", { has: page.getByRole("link", { name: "draft", exact: true }) })
@@ -172,7 +173,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
     await shot(page, "claims-by-status")
 
     const reader = await open()
-    await signIn(reader.page, server.url, server.keys.a, "/console/claims?status=draft")
+    await signIn(reader.page, server, server.keys.a, "/console/claims?status=draft")
     await reader.page.getByRole("heading", { level: 2, name: "Claims in status draft" }).waitFor()
     expect(await reader.page.getByRole("button", { name: "Move claim" }).count()).toBe(0)
     await reader.page.getByText("Moving a claim needs a key with the scope claims:write.").waitFor()
@@ -181,7 +182,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
 
   test("sign out ends the session: the old cookie is refused", async () => {
     const { context, page, problems } = await open()
-    await signIn(page, server.url, server.keys.a)
+    await signIn(page, server, server.keys.a)
     const [cookie] = await context.cookies()
     expect(cookie).toMatchObject({ name: "encounterd_session", httpOnly: true, sameSite: "Strict", path: "/" })
     await page.getByRole("button", { name: "Sign out" }).click()
@@ -194,12 +195,13 @@ describe.skipIf(!available)("operator console in Chromium", () => {
     expect(problems).toEqual([])
   }, SLOW)
 
-  test("a revoked key's session is refused at its next request", async () => {
-    const fresh = await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write"]))
+  test("a disabled user's session is refused at its next request", async () => {
+    const user = await consoleUser(server, "a", "biller", "-disabled")
     const { context, page, problems } = await open()
-    await signIn(page, server.url, fresh.key)
+    await signInAs(page, server.url, user.email, user.password)
+    await page.getByRole("button", { name: "Sign out" }).waitFor()
     const [cookie] = await context.cookies()
-    await server.runtime.runPromise(revokeApiKey(fresh.id))
+    await server.runtime.runPromise(updateUser(user.workspace, user.id, { status: "disabled" }))
     await page.getByRole("link", { name: "Claims by status" }).click()
     await heading(page, "Sign in")
     await page.getByText("Your session has ended. Sign in again.").waitFor()
@@ -212,7 +214,7 @@ describe.skipIf(!available)("operator console in Chromium", () => {
 
   test("a state-changing request without the session's CSRF token is refused", async () => {
     const { page, problems } = await open()
-    await signIn(page, server.url, server.keys.aWriter, "/console/encounters?external_id=enc-1007")
+    await signIn(page, server, server.keys.aWriter, "/console/encounters?external_id=enc-1007")
     const claimId = await page.evaluate(async () => {
       const r = await fetch("/console/api/encounters?external_id=enc-1007")
       const body: { items: Array<{ claim_id: string }> } = await r.json()

@@ -20,6 +20,7 @@ import { claimCorrectionsContract } from "./claim-corrections.contract.js"
 import { clearinghouseRaces } from "./clearinghouse-races.contract.js"
 import { clearinghouseContract } from "./clearinghouse.contract.js"
 import { consoleReadsContract } from "./console-reads.contract.js"
+import { usersAuditContract } from "./users-audit.contract.js"
 import { encounterSearchContract } from "./encounter-search.contract.js"
 import { tasksContract } from "./tasks.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
@@ -690,6 +691,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     x12RealFilesContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })
+    usersAuditContract(run, () => Clock.manual(T0), { test })
     encounterSearchContract(run, { test })
     statusChecksContract((effect) => run(effect), { test }),
     tasksContract(run, test)

@@ -15,10 +15,10 @@ import { startTestServer, type TestServer } from "../support/server.js"
 import { type Answer, api, expectProblem } from "./client.js"
 import { type ConsoleSession, consoleCall, signInConsole } from "./console-support.js"
 
-const keyA = { hash: "a".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dab") }
-const keyB = { hash: "b".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dac") }
-const keyC = { hash: "c".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dad") }
-const keyD = { hash: "d".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dae") }
+const keyA = { kind: "key" as const, hash: "a".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dab") }
+const keyB = { kind: "key" as const, hash: "b".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dac") }
+const keyC = { kind: "key" as const, hash: "c".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dad") }
+const keyD = { kind: "key" as const, hash: "d".repeat(64), id: ApiKeyId.make("01a2079a-a420-7000-a0df-2fce210a5dae") }
 
 const HOUR = 60 * 60 * 1000
 
@@ -41,8 +41,8 @@ const created = (c: Created) => {
 }
 
 describe("console session store", () => {
-  test("the defaults: 12 hours idle, 12 hours in all", () => {
-    expect([IDLE_MS, MAX_AGE_MS]).toEqual([12 * HOUR, 12 * HOUR])
+  test("the defaults: 15 minutes idle, 12 hours in all", () => {
+    expect([IDLE_MS, MAX_AGE_MS]).toEqual([15 * 60 * 1000, 12 * HOUR])
   })
 
   test("a session idle for longer than the idle limit is gone; use restarts its idle time", () => {
@@ -50,7 +50,7 @@ describe("console session store", () => {
     const a = created(store.create(keyA))
     const b = created(store.create(keyA))
     advance(IDLE_MS - 1000)
-    expect(store.find(a.token)?.keyId).toBe(keyA.id)
+    expect(store.find(a.token)?.subject.id).toBe(keyA.id)
     advance(2000)
     expect(store.find(a.token)).toBeDefined()
     expect(store.find(b.token)).toBeUndefined()
@@ -105,7 +105,7 @@ describe("console session store", () => {
     expect(a.map((t) => store.find(t) !== undefined)).toEqual([false, false, true, true, true])
     // Thousands more sign-ins with A leave B's session alone.
     for (let i = 0; i < 5_000; i++) store.create(keyA)
-    expect(store.find(b.token)?.keyId).toBe(keyB.id)
+    expect(store.find(b.token)?.subject.id).toBe(keyB.id)
     expect(store.size()).toBe(4)
   })
 
@@ -124,7 +124,7 @@ describe("console session store", () => {
     store.find(c.token)
     advance(1)
     const d = created(store.create(keyD))
-    expect(store.find(d.token)?.keyId).toBe(keyD.id)
+    expect(store.find(d.token)?.subject.id).toBe(keyD.id)
   })
 
   test("sign-out removes exactly that session", () => {
@@ -132,7 +132,7 @@ describe("console session store", () => {
     const a = created(store.create(keyA))
     const b = created(store.create(keyA))
     store.remove(a.token)
-    expect([store.find(a.token), store.find(b.token)?.keyId]).toEqual([undefined, keyA.id])
+    expect([store.find(a.token), store.find(b.token)?.subject.id]).toEqual([undefined, keyA.id])
     const c = created(store.create(keyA))
     expect(store.find(c.token)).toBeDefined()
   })
@@ -205,10 +205,10 @@ const serverWith = async (config: Parameters<typeof startTestServer>[0] = {}) =>
 
 describe("console sign-in over HTTP", () => {
   test("per key: the key's sign-ins past the limit answer 429 problem+json with Retry-After; other keys sign in", async () => {
-    const server = await serverWith({ config: { console: { signInsPerKey: 3, signInsPerAddress: 0 } } })
-    for (let i = 0; i < 3; i++) expect((await signIn(server, server.keys.a)).status).toBe(200)
-    expectRateLimited(await signIn(server, server.keys.a))
-    expect((await signIn(server, server.keys.b)).status).toBe(200)
+    const server = await serverWith({ config: { console: { signInsPerKey: 3, signInsPerAddress: 0, keySignIn: true } } })
+    for (let i = 0; i < 3; i++) expect((await signIn(server, server.keys.aAdmin)).status).toBe(200)
+    expectRateLimited(await signIn(server, server.keys.aAdmin))
+    expect((await signIn(server, server.keys.bAdmin)).status).toBe(200)
     // Attempts with a key that does not exist count the same, before it is looked up.
     for (let i = 0; i < 3; i++) expectProblem(await signIn(server, "eik_guess"), 401, "unauthorized")
     expectRateLimited(await signIn(server, "eik_guess"))
@@ -217,22 +217,22 @@ describe("console sign-in over HTTP", () => {
   })
 
   test("per client address: past the limit every key is refused from that address; X-Forwarded-For counts only from a trusted proxy", async () => {
-    const direct = await serverWith({ config: { console: { signInsPerKey: 0, signInsPerAddress: 3 } } })
-    const keys = [direct.keys.a, direct.keys.aWriter, direct.keys.b]
+    const direct = await serverWith({ config: { console: { signInsPerKey: 0, signInsPerAddress: 3, keySignIn: true } } })
+    const keys = [direct.keys.aAdmin, direct.keys.bAdmin, direct.keys.aAdmin]
     for (const [i, key] of keys.entries()) expect((await signIn(direct, key, { "x-forwarded-for": `203.0.113.${i}` })).status).toBe(200)
     // The header is not believed from an untrusted peer: all of these came from 127.0.0.1.
-    expectRateLimited(await signIn(direct, direct.keys.bHooks, { "x-forwarded-for": "203.0.113.77" }))
+    expectRateLimited(await signIn(direct, direct.keys.bAdmin, { "x-forwarded-for": "203.0.113.77" }))
 
-    const proxied = await serverWith({ config: { trustedProxies: ["127.0.0.1"], console: { signInsPerKey: 0, signInsPerAddress: 2 } } })
+    const proxied = await serverWith({ config: { trustedProxies: ["127.0.0.1"], console: { signInsPerKey: 0, signInsPerAddress: 2, keySignIn: true } } })
     const from = (client: string) => ({ "x-forwarded-for": `198.51.100.250, ${client}` })
-    expect((await signIn(proxied, proxied.keys.a, from("203.0.113.5"))).status).toBe(200)
-    expect((await signIn(proxied, proxied.keys.b, from("203.0.113.5"))).status).toBe(200)
-    expectRateLimited(await signIn(proxied, proxied.keys.aWriter, from("203.0.113.5")))
+    expect((await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.5"))).status).toBe(200)
+    expect((await signIn(proxied, proxied.keys.bAdmin, from("203.0.113.5"))).status).toBe(200)
+    expectRateLimited(await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.5")))
     // Another client behind the same proxy is counted on its own.
-    expect((await signIn(proxied, proxied.keys.aWriter, from("203.0.113.6"))).status).toBe(200)
+    expect((await signIn(proxied, proxied.keys.aAdmin, from("203.0.113.6"))).status).toBe(200)
   })
 
-  test("per-key session bound: signing in N+1 times with key A ends A's oldest session, never B's", async () => {
+  test("per-subject session bound: signing in N+1 times as user A ends A's oldest session, never B's", async () => {
     const server = await serverWith({ config: { console: { sessionsPerKey: 2, signInsPerKey: 0, signInsPerAddress: 0 } } })
     const b = await signInConsole(server, server.keys.b)
     const a = [await signInConsole(server, server.keys.a), await signInConsole(server, server.keys.a)]
@@ -244,24 +244,24 @@ describe("console sign-in over HTTP", () => {
   })
 
   test("at --console-max-sessions a sign-in answers 503 console_sessions_full; the sessions held go on", async () => {
-    const server = await serverWith({ config: { console: { maxSessions: 2, signInsPerKey: 0, signInsPerAddress: 0 } } })
+    const server = await serverWith({ config: { console: { maxSessions: 2, signInsPerKey: 0, signInsPerAddress: 0, keySignIn: true } } })
     const a = await signInConsole(server, server.keys.a)
     const b = await signInConsole(server, server.keys.b)
-    const full = await signIn(server, server.keys.aWriter)
+    const full = await signIn(server, server.keys.aAdmin)
     expectProblem(full, 503, "console_sessions_full")
     expect(full.headers.get("retry-after")).toBe("60")
     expectConsoleHeaders(full)
     expect((await consoleCall(server, a, "GET", "/console/api/session")).status).toBe(200)
     expect((await consoleCall(server, b, "GET", "/console/api/session")).status).toBe(200)
     expect((await consoleCall(server, a, "POST", "/console/api/sign-out")).status).toBe(204)
-    expect((await signIn(server, server.keys.aWriter)).status).toBe(200)
+    expect((await signIn(server, server.keys.aAdmin)).status).toBe(200)
   })
 })
 
 describe("console API routes and the key's rate limit", () => {
-  test("console requests spend the key's tokens, the same bucket as its API requests (429 with Retry-After)", async () => {
-    const server = await serverWith({ config: { rateLimit: 1, rateBurst: 4 } })
-    const s = await signInConsole(server, server.keys.a)
+  test("a key's console requests spend the key's tokens, the same bucket as its API requests (429 with Retry-After)", async () => {
+    const server = await serverWith({ config: { rateLimit: 1, rateBurst: 4, console: { keySignIn: true } } })
+    const s = sessionOf(await signIn(server, server.keys.aAdmin))
     const first = await consoleCall(server, s, "GET", "/console/api/encounters")
     expect(first.status).toBe(200)
     expect(first.headers.get("ratelimit-limit")).toBe("4")
@@ -276,7 +276,7 @@ describe("console API routes and the key's rate limit", () => {
     expect(statuses.filter((x) => x === 200).length).toBeLessThanOrEqual(4)
     expectRateLimited(refused!)
     // The key's API requests are refused too: one bucket per key.
-    expectProblem(await api(server)("GET", "/api/workspace"), 429, "rate_limited")
+    expectProblem(await api(server)("GET", "/api/workspace", { key: server.keys.aAdmin }), 429, "rate_limited")
     // Another key's console session is not affected.
     const other = await signInConsole(server, server.keys.b)
     expect((await consoleCall(server, other, "GET", "/console/api/encounters")).status).toBe(200)
@@ -285,7 +285,7 @@ describe("console API routes and the key's rate limit", () => {
 
 describe("every console answer carries the CSP and Cache-Control: no-store", () => {
   test("401, 403, 404 and 405 under /console", async () => {
-    const server = await serverWith()
+    const server = await serverWith({ config: { console: { keySignIn: true } } })
     const s = await signInConsole(server, server.keys.a)
     const noSession = await consoleCall(server, undefined, "GET", "/console/api/encounters")
     expectProblem(noSession, 401, "session_required")
@@ -344,12 +344,13 @@ describe("serve flags", () => {
 
   test("defaults, and each console limit and the trusted proxies set by its flag", () => {
     expect(configOf([]).console).toEqual({
-      sessionIdleMs: 12 * HOUR,
+      sessionIdleMs: 15 * 60 * 1000,
       sessionMaxAgeMs: 12 * HOUR,
       sessionsPerKey: 20,
       maxSessions: 10_000,
       signInsPerKey: 10,
-      signInsPerAddress: 30
+      signInsPerAddress: 30,
+      keySignIn: false
     })
     expect(configOf([]).trustedProxies).toEqual([])
     const set = configOf([
@@ -359,6 +360,7 @@ describe("serve flags", () => {
       "--console-max-sessions", "500",
       "--console-sign-ins-per-key", "0",
       "--console-sign-ins-per-address", "60",
+      "--console-key-sign-in",
       "--trusted-proxy", "127.0.0.1",
       "--trusted-proxy", "::1,10.0.0.2"
     ])
@@ -368,7 +370,8 @@ describe("serve flags", () => {
       sessionsPerKey: 5,
       maxSessions: 500,
       signInsPerKey: 0,
-      signInsPerAddress: 60
+      signInsPerAddress: 60,
+      keySignIn: true
     })
     expect(set.trustedProxies).toEqual(["127.0.0.1", "::1", "10.0.0.2"])
   })

@@ -62,20 +62,22 @@ describe("console page and assets", () => {
 })
 
 describe("console sessions", () => {
-  test("sign-in sets an opaque HttpOnly SameSite=Strict cookie; an unknown key is refused", async () => {
+  test("sign-in sets an opaque HttpOnly SameSite=Strict cookie; key sign-in is off unless the server allows it", async () => {
     const s = await signInConsole(server, server.keys.a)
     expect(s.setCookie).toMatch(/^encounterd_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/)
-    expect(s.setCookie).not.toContain(server.keys.a.slice(4, 20))
     const info = await consoleCall(server, s, "GET", "/console/api/session")
-    expect({ status: info.status, slug: info.body.workspace.slug, scopes: info.body.scopes, csrf: info.body.csrf_token }).toEqual({
+    expect({ status: info.status, slug: info.body.workspace.slug, role: info.body.role, scopes: info.body.scopes, csrf: info.body.csrf_token }).toEqual({
       status: 200,
       slug: "clinic-a",
-      scopes: ["encounters"],
+      role: "viewer",
+      scopes: [],
       csrf: s.csrf
     })
+    expect(info.body.user.email).toBe("a-viewer@clinic.test")
     expect(info.headers.get("cache-control")).toBe("no-store")
-    const bad = await consoleCall(server, undefined, "POST", "/console/api/session", { body: { api_key: "eik_nope" } })
-    expectProblem(bad, 401, "unauthorized")
+    const key = await consoleCall(server, undefined, "POST", "/console/api/session", { body: { api_key: server.keys.aAdmin } })
+    expectProblem(key, 422, "validation_failed")
+    expect(key.body.errors[0].path).toBe("api_key")
     expectProblem(await consoleCall(server, undefined, "POST", "/console/api/session", { body: {} }), 422, "validation_failed")
   })
 
@@ -108,14 +110,25 @@ describe("console sessions", () => {
     expectProblem(await consoleCall(server, s, "GET", "/console/api/session"), 401, "session_required")
   })
 
-  test("a revoked key ends its sessions at the next request, and the cookie is cleared", async () => {
-    const fresh = await server.runtime.runPromise(createApiKey("clinic-a", ["claims:write"]))
-    const s = await signInConsole(server, fresh.key)
-    expect((await consoleCall(server, s, "GET", "/console/api/encounters")).status).toBe(200)
-    await server.runtime.runPromise(revokeApiKey(fresh.id))
-    const res = await consoleCall(server, s, "GET", "/console/api/encounters")
-    expectProblem(res, 401, "session_required")
-    expect(res.headers.get("set-cookie")).toMatch(/^encounterd_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/)
+  test("with --console-key-sign-in an admin key signs in, another key is refused; a revoked key ends its sessions", async () => {
+    const keyed = await startTestServer({ config: { console: { keySignIn: true } } })
+    try {
+      const bad = await consoleCall(keyed, undefined, "POST", "/console/api/session", { body: { api_key: "eik_nope" } })
+      expectProblem(bad, 401, "unauthorized")
+      const writer = await consoleCall(keyed, undefined, "POST", "/console/api/session", { body: { api_key: keyed.keys.aWriter } })
+      expectProblem(writer, 403, "forbidden")
+      const fresh = await keyed.runtime.runPromise(createApiKey("clinic-a", ["admin"]))
+      const s = await signInConsole(keyed, fresh.key)
+      const info = await consoleCall(keyed, s, "GET", "/console/api/session")
+      expect({ role: info.body.role, user: info.body.user, scopes: info.body.scopes }).toEqual({ role: null, user: null, scopes: ["encounters", "admin"] })
+      expect((await consoleCall(keyed, s, "GET", "/console/api/encounters")).status).toBe(200)
+      await keyed.runtime.runPromise(revokeApiKey(fresh.id))
+      const res = await consoleCall(keyed, s, "GET", "/console/api/encounters")
+      expectProblem(res, 401, "session_required")
+      expect(res.headers.get("set-cookie")).toMatch(/^encounterd_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Strict$/)
+    } finally {
+      await keyed.close()
+    }
   })
 })
 

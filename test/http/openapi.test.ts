@@ -246,6 +246,30 @@ describe("every route, driven over HTTP", () => {
     }
   })
 
+  test("users and the audit log (scope admin)", async () => {
+    const key = server.keys.aAdmin
+    const made = await hit(server, "/api/users", "POST", "/api/users", { key, body: { email: "openapi@clinic.test", name: "O. Pen", role: "viewer" } })
+    await hit(server, "/api/users", "POST", "/api/users", { key, body: { email: "openapi@clinic.test", role: "viewer" } })
+    await hit(server, "/api/users", "POST", "/api/users", { key, body: { email: "x", role: "owner" } })
+    await hit(server, "/api/users", "POST", "/api/users", { key: server.keys.a, body: { email: "y@clinic.test", role: "viewer" } })
+    const only = await hit(server, "/api/users", "POST", "/api/users", { key: server.keys.bAdmin, body: { email: "admin@clinic-b.test", role: "admin" } })
+    await hit(server, "/api/users/{id}", "PATCH", `/api/users/${only.body.id}`, { key: server.keys.bAdmin, body: { role: "viewer" } })
+    const user = `/api/users/${made.body.id}`
+    await hit(server, "/api/users/{id}", "PATCH", user, { key, body: { role: "biller", name: null } })
+    await hit(server, "/api/users/{id}", "PATCH", user, { key, body: { status: "gone" } })
+    await hit(server, "/api/users/{id}", "PATCH", `/api/users/${unknownUuid()}`, { key, body: { role: "biller" } })
+    await hit(server, "/api/users/{id}", "PATCH", user, { key: server.keys.a, body: { role: "biller" } })
+    for (const [template, method, path] of [["/api/users", "POST", "/api/users"], ["/api/users/{id}", "PATCH", user]] as const) {
+      await hit(server, template, method, path, { key, raw: "{", headers: { "content-type": "application/json" } })
+      await hit(server, template, method, path, { key, raw: "{}", headers: { "content-type": "text/plain" } })
+    }
+    for (const [template, query] of [["/api/users", "limit=abc"], ["/api/audit", "since=yesterday"]] as const) {
+      await hit(server, template, "GET", `${template}?limit=2`, { key })
+      await hit(server, template, "GET", `${template}?${query}`, { key })
+      await hit(server, template, "GET", template, { key: server.keys.a })
+    }
+  })
+
   test("413 and 429 on a server with tiny limits", async () => {
     const big = JSON.stringify({ ...validPayload("big"), metadata: { pad: "x".repeat(9000) } })
     await hit(tight, "/api/encounters", "POST", "/api/encounters", { key: tight.keys.b, ...json(big) })

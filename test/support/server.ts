@@ -1,3 +1,4 @@
+import type { CustomFetch } from "openid-client"
 import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import { MemoryStorage } from "../../lib/adapters/memory/storage.js"
 import { liveServices } from "../../lib/layers.js"
@@ -8,16 +9,35 @@ import { sqliteLayer } from "../../lib/sqlite-bun.js"
 import { type ServerSettings, withDefaults } from "../../server/config.js"
 import { setLogSink } from "../../server/log.js"
 import { type RunningServer, startServer } from "../../server/server.js"
+import { argon2idPasswords } from "../../server/passwords.js"
+import type { PasswordHasher } from "../../lib/ports/passwords.js"
 
 export interface TestServer {
   readonly url: string
-  /** Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write, with tasks:write; of workspace `b`, and with webhooks:write. */
-  readonly keys: { readonly a: string; readonly aWriter: string; readonly aHooks: string; readonly aTasks: string; readonly b: string; readonly bHooks: string }
+  /**
+   * Keys of workspace `a` (scope encounters), with claims:write, with webhooks:write, with tasks:write,
+   * with admin; of workspace `b`, with webhooks:write, with admin.
+   */
+  readonly keys: {
+    readonly a: string
+    readonly aWriter: string
+    readonly aHooks: string
+    readonly aTasks: string
+    readonly aAdmin: string
+    readonly b: string
+    readonly bHooks: string
+    readonly bAdmin: string
+  }
   readonly workspaces: { readonly a: string; readonly b: string }
+  /** The password hashing the server uses (argon2id, at a test's cost). */
+  readonly passwords: PasswordHasher
   readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof ephemeralWebhookSettings>> | Layer.Layer.Success<typeof MemoryStorage.layer> | Layer.Layer.Success<typeof liveServices>, never>
   readonly server: RunningServer
   readonly close: () => Promise<void>
 }
+
+/** Argon2id at its lowest cost: the same code path as the binary's, without 64 MiB per hash. */
+export const testPasswords: PasswordHasher = argon2idPasswords({ memoryCost: 256, timeCost: 1 })
 
 const quiet = process.env.ENCOUNTERD_TEST_LOGS === undefined
 /** Log lines written by in-process servers, for tests that check what is logged. */
@@ -41,6 +61,8 @@ export const startTestServer = async (
     readonly webhooks?: Omit<WebhookSettingsOptions, "db" | "keyFile">
     /** Runs the delivery worker beside the server. */
     readonly worker?: WorkerOptions
+    /** How the console's OpenID Connect client reaches the provider (a test may interpose). */
+    readonly oidcFetch?: CustomFetch
   } = {}
 ): Promise<TestServer> => {
   const storage = options.db === undefined ? Layer.merge(MemoryStorage.layer, liveServices) : Layer.orDie(sqliteLayer(options.db))
@@ -55,16 +77,28 @@ export const startTestServer = async (
       const keyAHooks = yield* createApiKey("clinic-a", ["webhooks:write"])
       const keyBHooks = yield* createApiKey("clinic-b", ["webhooks:write"])
       const keyATasks = yield* createApiKey("clinic-a", ["tasks:write"])
-      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks, keyATasks }
+      const keyAAdmin = yield* createApiKey("clinic-a", ["admin"])
+      const keyBAdmin = yield* createApiKey("clinic-b", ["admin"])
+      return { a, b, keyA, keyAWriter, keyB, keyAHooks, keyBHooks, keyATasks, keyAAdmin, keyBAdmin }
     })
   )
   const config = withDefaults({ port: 0, rateLimit: 0, ...options.config })
-  const server = startServer(runtime, config)
+  const server = startServer(runtime, config, { passwords: testPasswords, ...(options.oidcFetch !== undefined ? { oidcFetch: options.oidcFetch } : {}) })
   const worker = options.worker === undefined ? undefined : runtime.runFork(runDeliveryWorker(options.worker))
   return {
     url: server.url,
-    keys: { a: setup.keyA.key, aWriter: setup.keyAWriter.key, aHooks: setup.keyAHooks.key, b: setup.keyB.key, bHooks: setup.keyBHooks.key, aTasks: setup.keyATasks.key },
+    keys: {
+      a: setup.keyA.key,
+      aWriter: setup.keyAWriter.key,
+      aHooks: setup.keyAHooks.key,
+      aTasks: setup.keyATasks.key,
+      aAdmin: setup.keyAAdmin.key,
+      b: setup.keyB.key,
+      bHooks: setup.keyBHooks.key,
+      bAdmin: setup.keyBAdmin.key
+    },
     workspaces: { a: setup.a.id, b: setup.b.id },
+    passwords: testPasswords,
     runtime,
     server,
     close: async () => {

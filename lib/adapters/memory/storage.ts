@@ -233,6 +233,16 @@ export const makeMemoryStorage = (): StorageShape => {
       }),
     listApiKeys: (ws) =>
       sync(() => all("api_keys").filter((k) => k.workspace_id === ws).sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id]))),
+    findUsersByEmail: (email) =>
+      sync(() =>
+        all("users")
+          .filter((u) => u.email === email)
+          .sort((a, b) => compareKeys([a.created_at, a.id], [b.created_at, b.id]))
+          .flatMap((user) => {
+            const ws = get("workspaces", user.workspace_id)
+            return ws === undefined ? [] : [{ user, workspace: workspace(ws) }]
+          })
+      ),
     listRawRequests: (ws, q) =>
       sync(() =>
         newestFirst(

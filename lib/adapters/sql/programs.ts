@@ -4,6 +4,7 @@ import { type FeedEvent, recordedAt } from "../../domain/event.js"
 import { ClaimId, EncounterId } from "../../domain/ids.js"
 import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
+import type { UserWithWorkspace } from "../../domain/user.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
 import type { ClaimKey, ClaimWithEncounterKeys, EncounterScan, PlaceScan, TablePageScan } from "../../ports/storage.js"
 import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
@@ -137,6 +138,8 @@ export const reads = {
   apiKeyByHash: (hash: string) =>
     one(S.apiKeyByHash(hash), (r): KeyWithWorkspace => ({ key: codecs.api_keys.decode(r, ""), workspace: workspace(r, "w_") })),
   apiKeys: (ws: string) => many(S.apiKeys(ws), (r) => codecs.api_keys.decode(r)),
+  usersByEmail: (email: string) =>
+    many(S.usersByEmail(email), (r): UserWithWorkspace => ({ user: codecs.users.decode(r, ""), workspace: workspace(r, "w_") })),
   rawRequestPage: (ws: string, q: Parameters<typeof S.rawRequestPage>[1]) =>
     many(S.rawRequestPage(ws, q), (r) => codecs.raw_requests.decode(r)),
   encounterIdByExternalId: (ws: string, ext: string) =>

@@ -123,6 +123,13 @@ export const apiKeyByHash = (hash: string): Query =>
       FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = ?`,
     [hash]
   )
+/** Users by email in every workspace, with their workspace's columns (prefixed `w_`), along `users_email`. */
+export const usersByEmail = (email: string): Query =>
+  query(
+    `SELECT ${list(codecs.users.columns, "u.")}, ${codecs.workspaces.columns.map((c) => `w.${c} AS w_${c}`).join(", ")}
+      FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.email = ? ORDER BY u.created_at, u.id`,
+    [email]
+  )
 export const apiKeys = (ws: string): Query => query(`${API_KEY} WHERE workspace_id = ? ORDER BY created_at, id`, [ws])
 
 /** One page scan: filters, then the keyset bound, order and `limit + 1`. */

@@ -38,6 +38,7 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   listWorkspaces: () => exec.read("listWorkspaces", reads.workspaces()),
   findApiKeyByHash: (hash) => exec.read("findApiKeyByHash", reads.apiKeyByHash(hash)),
   listApiKeys: (ws) => exec.read("listApiKeys", reads.apiKeys(ws)),
+  findUsersByEmail: (email) => exec.read("findUsersByEmail", reads.usersByEmail(email)),
   listRawRequests: (ws, q) => exec.read("listRawRequests", reads.rawRequestPage(ws, q)),
   findEncounterIdByExternalId: (ws, ext) => exec.read("findEncounterIdByExternalId", reads.encounterIdByExternalId(ws, ext)),
   findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id)),

@@ -3,6 +3,14 @@ import { field, list, num, str, strings } from "./format.js"
 
 /** The signed-in workspace and what its key may do; the CSRF token goes with every write. */
 export interface SessionInfo {
+  /** The signed-in user's email; empty in a session signed in with a key. */
+  readonly userEmail: string
+  readonly role: string
+  /** Signed in with a one-time password: only the password change is open. */
+  readonly mustChangePassword: boolean
+  readonly idleTimeoutSeconds: number
+  /** When the session ends however busy (ISO). */
+  readonly expiresAt: string
   readonly workspaceName: string
   readonly workspaceSlug: string
   readonly scopes: ReadonlyArray<string>
@@ -31,7 +39,19 @@ export const canWriteTasks = (): boolean => current?.scopes.includes("tasks:writ
 /** Webhook endpoints and deliveries, reads included, need this scope (as in the API). */
 export const canManageWebhooks = (): boolean => current?.scopes.includes("webhooks:write") === true
 
+/** The workspace's audit log and users are an admin's. */
+export const canReadAudit = (): boolean => current?.scopes.includes("admin") === true
+
+/** When the page last heard from the server: every answer restarts the session's idle time. */
+let lastActivity = Date.now()
+export const lastServerContact = (): number => lastActivity
+
 const toSession = (body: unknown): SessionInfo => ({
+  userEmail: str(field(body, "user"), "email"),
+  role: str(body, "role"),
+  mustChangePassword: field(body, "must_change_password") === true,
+  idleTimeoutSeconds: num(body, "idle_timeout_seconds"),
+  expiresAt: str(body, "session_expires_at"),
   workspaceName: str(field(body, "workspace"), "name"),
   workspaceSlug: str(field(body, "workspace"), "slug"),
   scopes: strings(body, "scopes"),
@@ -81,6 +101,7 @@ const request = async (method: "GET" | "POST", path: string, body?: unknown): Pr
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const parsed = await read(response)
+  if (response.ok) lastActivity = Date.now()
   if (response.status === 401 && path !== "/console/api/session") {
     current = undefined
     for (const listener of ended) listener()
@@ -103,8 +124,13 @@ export const loadSession = async (): Promise<SessionInfo | undefined> => {
   }
 }
 
-export const signIn = async (apiKey: string): Promise<SessionInfo> => {
-  current = toSession(await postJson("/console/api/session", { api_key: apiKey }))
+export const signIn = async (email: string, password: string, workspace?: string): Promise<SessionInfo> => {
+  current = toSession(await postJson("/console/api/session", { email, password, ...(workspace === undefined || workspace === "" ? {} : { workspace }) }))
+  return current
+}
+
+export const changePassword = async (currentPassword: string, newPassword: string): Promise<SessionInfo> => {
+  current = toSession(await postJson("/console/api/password", { current_password: currentPassword, new_password: newPassword }))
   return current
 }
 

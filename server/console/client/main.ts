@@ -1,4 +1,6 @@
-import { describeError, loadSession, onSessionEnded, session, type SessionInfo, signOut } from "./api.js"
+import { canReadAudit, describeError, lastServerContact, loadSession, onSessionEnded, session, type SessionInfo, signOut } from "./api.js"
+import { renderAudit } from "./audit-view.js"
+import { renderPasswordChange } from "./password-view.js"
 import { renderClaims } from "./claims-view.js"
 import { renderClearinghouse, renderX12File } from "./clearinghouse-view.js"
 import { h, link, navigate, notice, replace, takeFlash } from "./dom.js"
@@ -35,7 +37,9 @@ const drawShell = (info: SessionInfo) => {
     h(
       "ul",
       {},
-      views.map((v) => h("li", {}, link(v.path, v.label, here === v.path || here.startsWith(`${v.path}/`) ? { "aria-current": "page" } : {})))
+      [...views, ...(canReadAudit() ? [{ path: "/console/audit", label: "Audit log" }] : [])].map((v) =>
+        h("li", {}, link(v.path, v.label, here === v.path || here.startsWith(`${v.path}/`) ? { "aria-current": "page" } : {}))
+      )
     )
   )
   const button = h("button", { type: "button", class: "link-button" }, "Sign out")
@@ -45,7 +49,8 @@ const drawShell = (info: SessionInfo) => {
       (e: unknown) => replace(main, notice("error", ...describeError(e)))
     )
   })
-  replace(account, h("span", { class: "workspace" }, `Workspace: ${info.workspaceName}`), button)
+  const who = info.userEmail === "" ? "" : `${info.userEmail} (${info.role}) · `
+  replace(account, h("span", { class: "workspace" }, `${who}Workspace: ${info.workspaceName}`), button)
 }
 
 const showSignIn = (reason?: string) => {
@@ -60,6 +65,12 @@ const draw = async () => {
   const wasSignedIn = session() !== undefined
   const info = await loadSession()
   if (info === undefined) return showSignIn(wasSignedIn ? "Your session has ended. Sign in again." : undefined)
+  watchIdle(info)
+  if (info.mustChangePassword) {
+    replace(nav)
+    drawn = ""
+    return renderPasswordChange(main, () => void draw())
+  }
   drawShell(info)
   drawn = location.pathname + location.search
   const params = new URLSearchParams(location.search)
@@ -81,6 +92,7 @@ const draw = async () => {
     else if (path === "/console/claims") await renderClaims(main, params)
     else if (path === "/console/webhooks") await renderWebhooks(main, params)
     else if (path === "/console/clearinghouse") await renderClearinghouse(main, params)
+    else if (path === "/console/audit") await renderAudit(main, params)
     else await renderEncounters(main, params)
   } catch (e) {
     replace(main, h("h1", { tabindex: "-1" }, "Something went wrong"), notice("error", ...describeError(e)))
@@ -112,6 +124,54 @@ window.addEventListener("console:navigate", () => void draw())
 window.addEventListener("popstate", () => {
   if (location.pathname + location.search !== drawn) void draw()
 })
+
+/** Automatic logoff: a minute before the server ends an idle session, the page says so and offers to stay. */
+const WARN_BEFORE_MS = 60_000
+let idleTimer: ReturnType<typeof setInterval> | undefined
+const warning = document.getElementById("idle-warning") ?? document.body.appendChild(h("div", { id: "idle-warning", role: "alertdialog", "aria-labelledby": "idle-title", "aria-describedby": "idle-text", hidden: true }))
+
+const watchIdle = (info: SessionInfo) => {
+  if (idleTimer !== undefined) clearInterval(idleTimer)
+  const idleMs = info.idleTimeoutSeconds * 1000
+  const endsAt = Date.parse(info.expiresAt)
+  idleTimer = setInterval(() => {
+    if (session() === undefined) {
+      warning.hidden = true
+      return
+    }
+    const now = Date.now()
+    const idleLeft = lastServerContact() + idleMs - now
+    const absoluteLeft = endsAt - now
+    const left = Math.min(idleLeft, absoluteLeft)
+    if (left > WARN_BEFORE_MS) {
+      warning.hidden = true
+      return
+    }
+    if (left <= 0) {
+      warning.hidden = true
+      void draw()
+      return
+    }
+    if (!warning.hidden) {
+      const text = document.getElementById("idle-text")
+      if (text !== null) text.textContent = message(left, absoluteLeft <= idleLeft)
+      return
+    }
+    const stay = h("button", { type: "button" }, "Stay signed in")
+    stay.addEventListener("click", () => {
+      warning.hidden = true
+      void loadSession()
+    })
+    replace(warning, h("h2", { id: "idle-title" }, "You will be signed out soon"), h("p", { id: "idle-text" }, message(left, absoluteLeft <= idleLeft)), absoluteLeft <= idleLeft ? null : stay)
+    warning.hidden = false
+    if (absoluteLeft > idleLeft) stay.focus()
+  }, 1000)
+}
+
+const message = (leftMs: number, absolute: boolean) =>
+  absolute
+    ? `Your session reaches its time limit in ${Math.ceil(leftMs / 1000)} seconds; you will need to sign in again.`
+    : `For your patients' privacy, an idle session ends in ${Math.ceil(leftMs / 1000)} seconds.`
 
 onSessionEnded(() => showSignIn("Your session has ended. Sign in again."))
 

@@ -12,7 +12,7 @@ import { sessionRoute } from "../route.js"
 
 /** Exact counts and billed totals per status (every status of the vocabulary), each with the statuses it may move to. */
 export const claimCountsRoute = sessionRoute(
-  { method: "GET", path: "/console/api/claims/counts", summary: "Claims per status", query: NoQuery },
+  { method: "GET", path: "/console/api/claims/counts", audit: "none", summary: "Claims per status", query: NoQuery },
   ({ principal: caller }) =>
     Effect.map(countClaimsByStatus(caller.principal.workspace.id), (counts) =>
       json(200, { counts: counts.map((c) => ({ ...c, allowed_transitions: allowedTransitions(c.status) })) })
@@ -29,7 +29,7 @@ const WorkQuery = Schema.Struct({
 
 /** A status's work list: its encounters by days in the status or by billed amount, keyset paged. */
 export const claimWorkRoute = sessionRoute(
-  { method: "GET", path: "/console/api/claims/work", summary: "A status's claims by age or amount", query: WorkQuery },
+  { method: "GET", path: "/console/api/claims/work", audit: { action: "claim.list", resource: "claim" }, summary: "A status's claims by age or amount", query: WorkQuery },
   ({ principal: caller, query }) =>
     Effect.map(listClaimWork(caller.principal.workspace.id, { ...query, page_token: query.page_token || undefined }), (page) => json(200, page))
 )
@@ -38,7 +38,7 @@ export const claimWorkRoute = sessionRoute(
 export const moveClaimRoute = sessionRoute(
   {
     method: "POST",
-    path: "/console/api/claims/{claim_id}/status",
+    path: "/console/api/claims/{claim_id}/status", audit: { action: "claim.status", resource: "claim", idParam: "claim_id" },
     summary: "Move a claim",
     query: NoQuery,
     scope: "claims:write"

@@ -27,7 +27,7 @@ const BrowseQuery = Schema.Struct({
 })
 
 export const browseEncountersRoute = sessionRoute(
-  { method: "GET", path: "/console/api/encounters", summary: "Encounter rows, newest first", query: BrowseQuery },
+  { method: "GET", path: "/console/api/encounters", audit: { action: "encounter.list", resource: "encounter" }, summary: "Encounter rows, newest first", query: BrowseQuery },
   ({ principal: caller, query }) =>
     Effect.map(browseEncounters(caller.principal.workspace.id, { ...query, claim_status: query.claim_status || undefined }), (page) =>
       json(200, page)
@@ -39,7 +39,7 @@ export const browseEncountersRoute = sessionRoute(
  * move to, its events and the intake request it came from.
  */
 export const encounterDetailRoute = sessionRoute(
-  { method: "GET", path: "/console/api/encounters/{id}", summary: "One encounter with its timeline", query: NoQuery },
+  { method: "GET", path: "/console/api/encounters/{id}", audit: { action: "encounter.read", resource: "encounter", idParam: "id" }, summary: "One encounter with its timeline", query: NoQuery },
   ({ principal: caller, params }) =>
     Effect.gen(function* () {
       const ws = caller.principal.workspace.id

@@ -14,7 +14,7 @@ const EventsQuery = Schema.Struct({
 
 /** The workspace's event feed, oldest first in recorded order (the keyset order of the feed). */
 export const consoleEventsRoute = sessionRoute(
-  { method: "GET", path: "/console/api/events", summary: "The event feed, oldest first", query: EventsQuery },
+  { method: "GET", path: "/console/api/events", audit: { action: "event.list", resource: "event" }, summary: "The event feed, oldest first", query: EventsQuery },
   ({ principal: caller, query }) =>
     Effect.map(
       listEvents(caller.principal.workspace.id, {

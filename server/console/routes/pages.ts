@@ -12,6 +12,7 @@ const pagePaths = [
   "/console/encounters/{id}",
   "/console/claims",
   "/console/intake",
+  "/console/audit",
   "/console/intake/{id}",
   "/console/events",
   "/console/webhooks",

@@ -61,6 +61,6 @@ export const updateTaskRoute = sessionRoute(
       yield* requireJson(request)
       const decoded = decodeChange(yield* parseJsonBody(yield* readBody(request, 16 * 1024)))
       if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
-      return json(200, yield* updateTask(caller.principal.workspace.id, params.id ?? "", decoded.right, caller.principal.keyId))
+      return json(200, yield* updateTask(caller.principal.workspace.id, params.id ?? "", decoded.right, caller.actor.id))
     })
 )

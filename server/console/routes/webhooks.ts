@@ -12,12 +12,12 @@ const SCOPE = "webhooks:write"
 
 /** The API's endpoint list behind the session (same rule, same pages; never a secret). */
 export const webhookEndpointsRoute = sessionRoute(
-  { method: "GET", path: "/console/api/webhooks/endpoints", summary: "Webhook endpoints, newest first", query: PageQuery, scope: SCOPE },
+  { method: "GET", path: "/console/api/webhooks/endpoints", audit: "none", summary: "Webhook endpoints, newest first", query: PageQuery, scope: SCOPE },
   ({ principal: caller, query }) => Effect.map(listWebhookEndpoints(caller.principal.workspace.id, query), (page) => json(200, page))
 )
 
 export const webhookEndpointRoute = sessionRoute(
-  { method: "GET", path: "/console/api/webhooks/endpoints/{id}", summary: "One webhook endpoint", query: NoQuery, scope: SCOPE },
+  { method: "GET", path: "/console/api/webhooks/endpoints/{id}", audit: "none", summary: "One webhook endpoint", query: NoQuery, scope: SCOPE },
   ({ principal: caller, params }) => Effect.map(getWebhookEndpoint(caller.principal.workspace.id, params.id ?? ""), (e) => json(200, e))
 )
 
@@ -25,6 +25,7 @@ export const webhookDeliveriesRoute = sessionRoute(
   {
     method: "GET",
     path: "/console/api/webhooks/endpoints/{id}/deliveries",
+    audit: "none",
     summary: "An endpoint's deliveries, newest first",
     query: DeliveryQuery,
     scope: SCOPE
@@ -35,13 +36,13 @@ export const webhookDeliveriesRoute = sessionRoute(
 
 /** The API's retry (one more attempt now), behind the session and its CSRF token. */
 export const retryDeliveryRoute = sessionRoute(
-  { method: "POST", path: "/console/api/webhooks/deliveries/{id}/retry", summary: "Retry a delivery", query: NoQuery, scope: SCOPE },
+  { method: "POST", path: "/console/api/webhooks/deliveries/{id}/retry", audit: "none", summary: "Retry a delivery", query: NoQuery, scope: SCOPE },
   ({ principal: caller, params }) => Effect.map(retryWebhookDelivery(caller.principal.workspace.id, params.id ?? ""), (d) => json(202, d))
 )
 
 /** One delivery: the page reads it again after a retry, until the attempt has its result. */
 export const webhookDeliveryRoute = sessionRoute(
-  { method: "GET", path: "/console/api/webhooks/deliveries/{id}", summary: "One delivery", query: NoQuery, scope: SCOPE },
+  { method: "GET", path: "/console/api/webhooks/deliveries/{id}", audit: "none", summary: "One delivery", query: NoQuery, scope: SCOPE },
   ({ principal: caller, params }) =>
     Effect.map(findDelivery(caller.principal.workspace.id, params.id ?? ""), (d) => json(200, toWebhookDeliveryRecordView(d)))
 )

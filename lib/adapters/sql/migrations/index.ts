@@ -16,6 +16,7 @@ import claimCorrections from "./0014-claim-corrections.js"
 import x12ContentKey from "./0015-x12-content-key.js"
 import statusChecks from "./0016-status-checks.js"
 import clearinghouseConnections from "./0017-clearinghouse-connections.js"
+import usersAuditRetention from "./0018-users-audit-retention.js"
 import tasks from "./0019-tasks.js"
 
 /**
@@ -43,6 +44,7 @@ const all = {
   "15_x12_content_key": x12ContentKey,
   "16_status_checks": statusChecks,
   "17_clearinghouse_connections": clearinghouseConnections,
+  "18_users_audit_retention": usersAuditRetention,
   "19_tasks": tasks
 }
 
