@@ -30,7 +30,9 @@ export const AuditResourceTypes = [
   "remittance",
   "event",
   "audit",
-  "user"
+  "user",
+  "status_check",
+  "task"
 ] as const
 export const AuditResourceType = Schema.Literal(...AuditResourceTypes)
 export type AuditResourceType = typeof AuditResourceType.Type

@@ -44,7 +44,7 @@ export const InvalidCorrectionProblem = Schema.Struct({
 export const claimCorrectionRoute = authed(
   {
     method: "POST",
-    path: "/api/claims/{claim_id}/corrections",
+    path: "/api/claims/{claim_id}/corrections", audit: { action: "claim.correct", resource: "claim", idParam: "claim_id" },
     operationId: "correctClaim",
     tag: "Claims",
     summary: "Make a new claim from the encounter's latest claim: resubmit, replace, void or secondary (scope claims:write)",
@@ -84,7 +84,7 @@ function* correct(principal: Principal, claimId: string, request: Request, bodyL
 export const claimGetRoute = authed(
   {
     method: "GET",
-    path: "/api/claims/{claim_id}",
+    path: "/api/claims/{claim_id}", audit: { action: "claim.read", resource: "claim", idParam: "claim_id" },
     operationId: "getClaim",
     tag: "Claims",
     summary: "Read one claim, with the content it was billed from and its remittances",
@@ -99,7 +99,7 @@ export const EncounterClaims = Schema.Struct({ items: Schema.Array(Claim) }).ann
 export const encounterClaimsRoute = authed(
   {
     method: "GET",
-    path: "/api/encounters/{id}/claims",
+    path: "/api/encounters/{id}/claims", audit: { action: "claim.list", resource: "encounter", idParam: "id" },
     operationId: "listEncounterClaims",
     tag: "Claims",
     summary: "An encounter's claims, oldest first (the last is latest_claim)",

@@ -49,7 +49,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "POST",
-      path: BASE,
+      path: BASE, audit: "none",
       operationId: "createClearinghouseConnection",
       tag: TAG,
       summary: "Connect to a clearinghouse over SFTP (scope claims:write)",
@@ -73,7 +73,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: BASE,
+      path: BASE, audit: "none",
       operationId: "listClearinghouseConnections",
       tag: TAG,
       summary: "The workspace's clearinghouse connections, newest first",
@@ -89,7 +89,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: `${BASE}/{id}`,
+      path: `${BASE}/{id}`, audit: "none",
       operationId: "getClearinghouseConnection",
       tag: TAG,
       summary: "One connection, with its pending uploads and alerts",
@@ -104,7 +104,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "PATCH",
-      path: `${BASE}/{id}`,
+      path: `${BASE}/{id}`, audit: "none",
       operationId: "updateClearinghouseConnection",
       tag: TAG,
       summary: "Change a connection's settings or secret",
@@ -123,7 +123,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "DELETE",
-      path: `${BASE}/{id}`,
+      path: `${BASE}/{id}`, audit: "none",
       operationId: "deleteClearinghouseConnection",
       tag: TAG,
       summary: "Delete a connection (its uploads and pickups stay on record)",
@@ -136,7 +136,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: `${BASE}/{id}/activity`,
+      path: `${BASE}/{id}/activity`, audit: "none",
       operationId: "listClearinghouseConnectionActivity",
       tag: TAG,
       summary: "A connection's uploads and pickups, newest first",
@@ -150,7 +150,7 @@ export const clearinghouseConnectionRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "POST",
-      path: `${BASE}/{id}/pickups/{pickup_id}/retry`,
+      path: `${BASE}/{id}/pickups/{pickup_id}/retry`, audit: { action: "x12_file.import", resource: "x12_file" },
       operationId: "retryClearinghousePickup",
       tag: TAG,
       summary: "Import a failed pickup again at the next poll (while the file is still there)",

@@ -16,7 +16,7 @@ const StatusCheckPage = Page(StatusCheck).annotations({ identifier: "StatusCheck
 export const requestStatusCheckRoute = authed(
   {
     method: "POST",
-    path: "/api/claims/{claim_id}/status-checks",
+    path: "/api/claims/{claim_id}/status-checks", audit: { action: "status_check.request", resource: "claim", idParam: "claim_id" },
     operationId: "requestStatusCheck",
     tag: "Status checks",
     summary: "Ask the payer for the claim's status: a 276 inquiry (scope claims:write)",
@@ -36,7 +36,7 @@ export const requestStatusCheckRoute = authed(
 export const listStatusChecksRoute = authed(
   {
     method: "GET",
-    path: "/api/claims/{claim_id}/status-checks",
+    path: "/api/claims/{claim_id}/status-checks", audit: { action: "status_check.list", resource: "claim", idParam: "claim_id" },
     operationId: "listStatusChecks",
     tag: "Status checks",
     summary: "A claim's status checks, newest first, with the payer's answers",
@@ -49,7 +49,7 @@ export const listStatusChecksRoute = authed(
 export const getStatusCheckRoute = authed(
   {
     method: "GET",
-    path: "/api/status-checks/{id}",
+    path: "/api/status-checks/{id}", audit: { action: "status_check.read", resource: "status_check", idParam: "id" },
     operationId: "getStatusCheck",
     tag: "Status checks",
     summary: "One status check",
@@ -67,7 +67,7 @@ const SettingsInputDoc = StatusCheckSettingsInput.annotations({
 export const putStatusCheckSettingsRoute = authed(
   {
     method: "PUT",
-    path: "/api/workspace/status-checks",
+    path: "/api/workspace/status-checks", audit: "none",
     operationId: "putStatusCheckSettings",
     tag: "Status checks",
     summary: "Set the workspace's status check settings (scope claims:write)",
@@ -94,7 +94,7 @@ export const putStatusCheckSettingsRoute = authed(
 export const getStatusCheckSettingsRoute = authed(
   {
     method: "GET",
-    path: "/api/workspace/status-checks",
+    path: "/api/workspace/status-checks", audit: "none",
     operationId: "getStatusCheckSettings",
     tag: "Status checks",
     summary: "The workspace's status check settings (without the password)",

@@ -52,7 +52,7 @@ export const taskRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: "/api/tasks",
+      path: "/api/tasks", audit: { action: "task.list", resource: "task" },
       operationId: "listTasks",
       tag: TAG,
       summary: "The work queue: tasks oldest due first",
@@ -67,7 +67,7 @@ export const taskRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: "/api/tasks/settings",
+      path: "/api/tasks/settings", audit: "none",
       operationId: "getWorkQueueSettings",
       tag: TAG,
       summary: "The work queue's settings",
@@ -79,7 +79,7 @@ export const taskRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "PUT",
-      path: "/api/tasks/settings",
+      path: "/api/tasks/settings", audit: "none",
       operationId: "putWorkQueueSettings",
       tag: TAG,
       summary: "Set the work queue's settings (scope tasks:write)",
@@ -99,7 +99,7 @@ export const taskRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "GET",
-      path: "/api/tasks/{id}",
+      path: "/api/tasks/{id}", audit: { action: "task.read", resource: "task", idParam: "id" },
       operationId: "getTask",
       tag: TAG,
       summary: "One task, with its causes and notes",
@@ -111,7 +111,7 @@ export const taskRoutes: ReadonlyArray<Route> = [
   authed(
     {
       method: "PATCH",
-      path: "/api/tasks/{id}",
+      path: "/api/tasks/{id}", audit: { action: "task.update", resource: "task", idParam: "id" },
       operationId: "updateTask",
       tag: TAG,
       summary: "Change a task's status, assignee or due date, or add a note (scope tasks:write)",

@@ -55,7 +55,7 @@ export const moveClaimRoute = sessionRoute(
 export const correctClaimRoute = sessionRoute(
   {
     method: "POST",
-    path: "/console/api/claims/{claim_id}/corrections",
+    path: "/console/api/claims/{claim_id}/corrections", audit: { action: "claim.correct", resource: "claim", idParam: "claim_id" },
     summary: "Correct a claim",
     query: NoQuery,
     scope: "claims:write"

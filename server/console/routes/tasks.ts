@@ -24,13 +24,13 @@ const blank = (s: string | undefined) => (s === undefined || s === "" ? undefine
 
 /** The open tasks' counts by type and category. */
 export const taskCountsRoute = sessionRoute(
-  { method: "GET", path: "/console/api/tasks/counts", summary: "Open tasks by type and category", query: NoQuery },
+  { method: "GET", path: "/console/api/tasks/counts", audit: "none", summary: "Open tasks by type and category", query: NoQuery },
   ({ principal: caller }) => Effect.map(countOpenTasks(caller.principal.workspace.id), (counts) => json(200, counts))
 )
 
 /** A page of the queue (the API's filters; empty ones ignored), each task with its claim's status and amount. */
 export const taskQueueRoute = sessionRoute(
-  { method: "GET", path: "/console/api/tasks", summary: "The work queue, oldest due first", query: QueueQuery },
+  { method: "GET", path: "/console/api/tasks", audit: { action: "task.list", resource: "task" }, summary: "The work queue, oldest due first", query: QueueQuery },
   ({ principal: caller, query }) =>
     Effect.map(
       taskBoardPage(caller.principal.workspace.id, {
@@ -47,7 +47,7 @@ export const taskQueueRoute = sessionRoute(
 )
 
 export const taskDetailRoute = sessionRoute(
-  { method: "GET", path: "/console/api/tasks/{id}", summary: "One task with its claim and its codes' meanings", query: NoQuery },
+  { method: "GET", path: "/console/api/tasks/{id}", audit: { action: "task.read", resource: "task", idParam: "id" }, summary: "One task with its claim and its codes' meanings", query: NoQuery },
   ({ principal: caller, params }) => Effect.map(taskBoardDetail(caller.principal.workspace.id, params.id ?? ""), (t) => json(200, t))
 )
 
@@ -55,7 +55,7 @@ const decodeChange = requestDecoder(TaskChangeRequest)
 
 /** The API's task change, behind the session and its CSRF token (scope tasks:write). */
 export const updateTaskRoute = sessionRoute(
-  { method: "POST", path: "/console/api/tasks/{id}", summary: "Change a task", query: NoQuery, scope: "tasks:write" },
+  { method: "POST", path: "/console/api/tasks/{id}", audit: { action: "task.update", resource: "task", idParam: "id" }, summary: "Change a task", query: NoQuery, scope: "tasks:write" },
   ({ principal: caller, params, request }) =>
     Effect.gen(function* () {
       yield* requireJson(request)
