@@ -197,6 +197,18 @@ describe("OpenID Connect sign-in against a real provider", () => {
     expect(denied.location).toBe("/console?sign_in_error=provider_refused")
   })
 
+  test("a provider that cannot be reached: back to the sign-in page with a code, never a 500", async () => {
+    const down = await startTestServer({ config: { oidc: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: "encounterd", clientSecret: SECRET } } })
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${down.url}/console/oidc/login`, { redirect: "manual" })
+        expect({ status: res.status, location: res.headers.get("location") }).toEqual({ status: 302, location: "/console?sign_in_error=provider_unavailable" })
+      }
+    } finally {
+      await down.close()
+    }
+  })
+
   test("the sign-in page is told whether single sign-on is on; without --oidc-issuer the routes only send back", async () => {
     expect((await fetch(`${sso.url}/console/api/sign-in-options`).then((r) => r.json())).oidc).toBe(true)
     expect((await fetch(`${plain.url}/console/api/sign-in-options`).then((r) => r.json())).oidc).toBe(false)
