@@ -193,7 +193,11 @@ export const makeOidcClient = (
   }
 }
 
-/** Exposed to tests: the pending sign-ins of a client are inside it; this only builds the callback URL as the provider sent the browser. */
+/**
+ * The callback URL as the provider sent the browser to it, under the public URL (behind a proxy the
+ * request's own URL may differ): openid-client reads the code and state from it and sends its
+ * origin and path as the `redirect_uri` of the token request.
+ */
 export const callbackUrl = (config: ServerConfig, request: Request): URL => {
   const search = new URL(request.url).search
   return new URL(`${config.publicUrl}/console/oidc/callback${search}`)

@@ -20,8 +20,16 @@ describe.skipIf(!available)("console single sign-on in Chromium", () => {
     server = await startTestServer({ config: { oidc: { issuer: `http://127.0.0.1:${port}`, clientId: "encounterd", clientSecret: SECRET } } })
     provider = await startProvider(port, [{ clientId: "encounterd", clientSecret: SECRET, redirectUris: [`${server.url}/console/oidc/callback`] }], {
       sam: { email: "sam.sso@clinic.test" },
-      stranger: { email: "stranger@clinic.test" }
+      stranger: { email: "stranger@clinic.test" },
+      twice: { email: "twice@clinic.test" }
     })
+    for (const key of [server.keys.aAdmin, server.keys.bAdmin]) {
+      await fetch(`${server.url}/api/users`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ email: "twice@clinic.test", role: key === server.keys.bAdmin ? "admin" : "viewer" })
+      })
+    }
     await fetch(`${server.url}/api/users`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.keys.aAdmin}`, "content-type": "application/json" },
@@ -72,6 +80,22 @@ describe.skipIf(!available)("console single sign-on in Chromium", () => {
     await page.getByText("No active console user has your email address").waitFor()
     expect(new URL(page.url()).search).toBe("")
     await expectAccessible(browser, context, `${server.url}/console?sign_in_error=unknown_user`, (p) => p.getByText("No active console user has your email address").waitFor())
+    expect(problems).toEqual([])
+  }, SLOW)
+
+  test("an email in several workspaces is asked for the workspace, then signs in to it", async () => {
+    const { context, page, problems } = await open()
+    await page.goto(`${server.url}/console`)
+    await page.getByRole("link", { name: "Sign in with single sign-on" }).click()
+    await atProvider(page, "twice")
+    await page.getByRole("button", { name: "Continue with single sign-on" }).waitFor()
+    await expectAccessible(browser, context, `${server.url}/console?sign_in_error=workspace_required`, (p) =>
+      p.getByRole("button", { name: "Continue with single sign-on" }).waitFor()
+    )
+    await page.getByLabel("Workspace").last().fill("clinic-b")
+    await page.getByRole("button", { name: "Continue with single sign-on" }).click()
+    // The provider remembers the sign-in and the consent: straight back, signed in to clinic-b.
+    await page.getByText("twice@clinic.test (admin)").waitFor()
     expect(problems).toEqual([])
   }, SLOW)
 })

@@ -1,5 +1,10 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { CustomFetch } from "openid-client"
+import { parse, UsageError } from "../../bin/args.js"
+import { serveConfig, serveSpec } from "../../bin/serve.js"
 import { flushLog } from "../../server/log.js"
 import { capturedLogs, startTestServer, type TestServer } from "../support/server.js"
 import { authorizeAt, freePort, type RunningProvider, startProvider } from "../support/oidc-provider.js"
@@ -192,6 +197,18 @@ describe("OpenID Connect sign-in against a real provider", () => {
     expect(denied.location).toBe("/console?sign_in_error=provider_refused")
   })
 
+  test("a provider that cannot be reached: back to the sign-in page with a code, never a 500", async () => {
+    const down = await startTestServer({ config: { oidc: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: "encounterd", clientSecret: SECRET } } })
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${down.url}/console/oidc/login`, { redirect: "manual" })
+        expect({ status: res.status, location: res.headers.get("location") }).toEqual({ status: 302, location: "/console?sign_in_error=provider_unavailable" })
+      }
+    } finally {
+      await down.close()
+    }
+  })
+
   test("the sign-in page is told whether single sign-on is on; without --oidc-issuer the routes only send back", async () => {
     expect((await fetch(`${sso.url}/console/api/sign-in-options`).then((r) => r.json())).oidc).toBe(true)
     expect((await fetch(`${plain.url}/console/api/sign-in-options`).then((r) => r.json())).oidc).toBe(false)
@@ -199,5 +216,33 @@ describe("OpenID Connect sign-in against a real provider", () => {
     expect({ status: off.status, location: off.headers.get("location") }).toEqual({ status: 302, location: "/console?sign_in_error=sso_off" })
     // A password user of the same server still signs in by password.
     expect((await consoleUser(sso, "a", "viewer")).email).toBe("a-viewer@clinic.test")
+  })
+})
+
+describe("serve's single sign-on flags", () => {
+  const configOf = (argv: ReadonlyArray<string>) => {
+    const parsed = parse(serveSpec, argv)
+    if (parsed === "help") throw new Error("help")
+    return serveConfig(parsed)
+  }
+
+  test("the secret is read from its file and trimmed; issuer, client id, secret file and public URL go together; http only on loopback", () => {
+    const dir = mkdtempSync(join(tmpdir(), "encounterd-oidc-flags-"))
+    const file = join(dir, "secret")
+    writeFileSync(file, "  the secret at the provider\n")
+    const flags = ["--oidc-issuer", "https://id.clinic.test", "--oidc-client-id", "encounterd", "--oidc-client-secret-file", file]
+    expect(configOf([...flags, "--public-url", "https://claims.clinic.test"]).oidc).toEqual({
+      issuer: "https://id.clinic.test",
+      clientId: "encounterd",
+      clientSecret: "the secret at the provider"
+    })
+    expect(configOf([]).oidc).toBeUndefined()
+    expect(() => configOf(flags)).toThrow(UsageError)
+    expect(() => configOf([...flags.slice(0, 4), "--public-url", "https://claims.clinic.test"])).toThrow("--oidc-client-secret-file")
+    expect(() => configOf(["--oidc-client-id", "encounterd"])).toThrow("--oidc-issuer")
+    expect(() => configOf(["--oidc-issuer", "http://id.clinic.test", ...flags.slice(2), "--public-url", "https://claims.clinic.test"])).toThrow("https")
+    expect(configOf(["--oidc-issuer", "http://127.0.0.1:9999", ...flags.slice(2), "--public-url", "http://127.0.0.1:8080"]).oidc?.issuer).toBe("http://127.0.0.1:9999")
+    writeFileSync(file, "\n")
+    expect(() => configOf([...flags, "--public-url", "https://claims.clinic.test"])).toThrow("empty")
   })
 })

@@ -37,12 +37,16 @@ const singleSignOn = (section: HTMLElement, askWorkspace: boolean) => {
       if (askWorkspace) {
         const form = h(
           "form",
-          { class: "sign-in", method: "get", action: "/console/oidc/login", "aria-label": "Single sign-on to a workspace" },
+          { class: "sign-in", "aria-label": "Single sign-on to a workspace" },
           field("sso-workspace", "Workspace", { type: "text", autocomplete: "off", spellcheck: "false", required: true }),
           h("button", { type: "submit" }, "Continue with single sign-on")
         )
         const input = form.querySelector("input")
-        if (input !== null) input.name = "workspace"
+        // A navigation, not a form submission: the page's `form-action 'self'` would stop the provider's redirect.
+        form.addEventListener("submit", (event) => {
+          event.preventDefault()
+          window.location.assign(`/console/oidc/login?workspace=${encodeURIComponent((input?.value ?? "").trim().toLowerCase())}`)
+        })
         replace(section, form)
         input?.focus()
         return
