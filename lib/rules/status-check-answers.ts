@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import {
   categoryEffect,
+  needsAttention,
   categoryMeaning,
   type CheckEffect,
   type CheckStatus,
@@ -15,6 +16,7 @@ import { PACE } from "../x12/read/paced.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { formatCents } from "../x12/values.js"
 import { setClaimColumns } from "./claim-writes.js"
+import { followUpOf277 } from "./task-causes-x12.js"
 import { lastOf, noted } from "./x12-import-bounds.js"
 import type { ImportPlan, Tracked } from "./x12-import-plan.js"
 import { pause } from "./x12-import-read.js"
@@ -126,6 +128,8 @@ export const applyAnswer = (ws: WorkspaceId, plan: ImportPlan, at: string, answe
     const previous = t.claim.status
     plan.payerControlNumber(t, answer.payer_claim_control_number)
     plan.apply(t, { ...action, note: noted(action.note, count) })
+    // The payer asks for more information (R*): the claim needs a person, in the work queue.
+    if (needsAttention(statuses)) plan.cause(t, followUpOf277(answer.statuses, check?.id))
     const recorded = plan.outcomes[before]
     const outcome = unanswered ? "unanswered" : recorded?.outcome === "status_changed" || recorded?.outcome === "conflict" ? recorded.outcome : "unchanged"
     if (!unanswered) plan.steps.push(...setClaimColumns(ws, { encounterId: t.encounterId, latestClaimId: t.latestClaimId, claimId: t.claim.id }, { last_checked_at: at }))

@@ -45,6 +45,16 @@ export const detailOf277 = (claim: Pick<Claim277, "statuses">, fileId: string): 
   return { kind: "277CA", file_id: fileId, codes, text: `277CA ${text}: ${codes.map(withMeaning).join("; ")}` }
 }
 
+/**
+ * A claim status response (277, 005010X212) asking for more information (`R*`): a follow-up of the
+ * claim, its category from the STC codes, tied to the status check it answered.
+ */
+export const followUpOf277 = (statuses: ReadonlyArray<Status277>, checkId: string | undefined): TaskDetail => {
+  const codes = statusCodes(statuses)
+  const text = statuses.map((s) => [s.codes.map((c) => `${c.category}:${c.status}`).join(", "), s.text].filter((x) => x !== undefined && x !== "").join(" ")).join("; ")
+  return { type: "claim_follow_up", kind: "277", ...(checkId === undefined ? {} : { check_id: checkId }), codes, text: `277 ${text}: ${codes.map(withMeaning).join("; ")}` }
+}
+
 const adjustmentText = (a: { readonly group: string; readonly reason: string; readonly amount_cents: number }) =>
   `${withMeaning(causeCode("carc", `${a.group}-${a.reason}`))} ${formatCents(a.amount_cents)}`
 

@@ -7,6 +7,7 @@ import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { putClearinghouseSettings } from "../../lib/rules/clearinghouse-settings.js"
 import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
+import { listTasks } from "../../lib/rules/tasks.js"
 import { listEvents } from "../../lib/rules/read-events.js"
 import { getStatusCheck, listStatusChecks, requestStatusCheck } from "../../lib/rules/status-checks.js"
 import { export276 } from "../../lib/rules/status-checks-export.js"
@@ -95,6 +96,12 @@ export const statusChecksContract = (
         assert.equal(encounter.claim.last_checked_at, after[0]!.last_checked_at)
         const events = yield* listEvents(ws, { event_types: ["ExternalApi.Encounter.StatusUpdated"], limit: 100 })
         assert.deepEqual(events.items.slice(-3).map((e) => (e.payload as { status?: string }).status), ["paid", "denied", "rejected"])
+        // More information requested (R3): the claim is not moved, but a follow-up lands in the work queue.
+        const [followUp] = (yield* listTasks(ws, { claim_id: claims[4]!, status: "open" })).items
+        assert.equal(followUp?.type, "claim_follow_up")
+        assert.equal(followUp?.cause.kind, "277")
+        assert.equal(followUp?.cause.check_id, checks[4]!.id)
+        assert.equal(followUp?.category, "information_requested")
 
         // A refused move (a paid claim told it is denied) is a conflict, recorded on the check.
         const late = yield* requestStatusCheck(ws, claims[0]!)
