@@ -2,7 +2,7 @@ import { causeCode, denialCodes, meaningOfCauseCode } from "../domain/code-meani
 import type { SetAck999 } from "../x12/read/ack-999.js"
 import type { Claim277, Status277 } from "../x12/read/ack-277ca.js"
 import type { Claim835 } from "../x12/read/remit-835.js"
-import { REVERSAL_CLP02 } from "../x12/status-mapping.js"
+import { DETAIL_ENTRIES, REVERSAL_CLP02 } from "../x12/status-mapping.js"
 import { formatCents } from "../x12/values.js"
 import type { TaskDetail } from "./x12-import-plan.js"
 
@@ -22,10 +22,11 @@ export const detailOf999Set = (set: Pick<SetAck999, "error_codes" | "segment_err
   const ik4 = set.segment_errors.flatMap((s) => s.elements.map((e) => causeCode("ik4", e.code)))
   const ik3 = set.segment_errors.map((s) => causeCode("ik3", s.code))
   const ik5 = set.error_codes.map((c) => causeCode("ik5", c))
-  const where = set.segment_errors.map(
+  // The text quotes the first errors (`DETAIL_ENTRIES`), as the note does: every claim of the set carries it.
+  const where = set.segment_errors.slice(0, DETAIL_ENTRIES).map(
     (s) =>
       `${s.segment_id} at segment ${s.position}${s.loop === "" ? "" : ` (loop ${s.loop})`}: ${withMeaning(causeCode("ik3", s.code))}` +
-      s.elements.map((e) => `; element ${e.position}: ${withMeaning(causeCode("ik4", e.code))}`).join("")
+      s.elements.slice(0, DETAIL_ENTRIES).map((e) => `; element ${e.position}: ${withMeaning(causeCode("ik4", e.code))}`).join("")
   )
   return { kind: "999", file_id: fileId, codes: unique([...ik4, ...ik3, ...ik5]), text: [note, ...where].join(". ") }
 }

@@ -18,6 +18,17 @@ export type StatusAction =
 
 const noDetail: X12ResponseDetail = { set_error_codes: [], segment_errors: [], statuses: [] }
 
+/**
+ * The most entries of each list a decision carries as data and quotes in its note (segment errors,
+ * element errors of one segment, statuses): a file may hold a million IK4s for one set, and every
+ * claim of that set carries its decision, so the rest is counted, not copied.
+ */
+export const DETAIL_ENTRIES = 20
+
+const firstEntries = <A>(items: ReadonlyArray<A>): ReadonlyArray<A> => (items.length <= DETAIL_ENTRIES ? items : items.slice(0, DETAIL_ENTRIES))
+const moreText = (items: ReadonlyArray<unknown>, what: string): string =>
+  items.length <= DETAIL_ENTRIES ? "" : `; and ${items.length - DETAIL_ENTRIES} more ${what}`
+
 // ---- 277CA --------------------------------------------------------------------------------
 
 /** Claim status category codes (STC01-1) that acknowledge a claim, and whether it entered adjudication. */
@@ -72,7 +83,7 @@ export const statusFrom277Claim = (claim: Pick<Claim277, "statuses"> & { readonl
   ]
   const detail: X12ResponseDetail = {
     ...noDetail,
-    statuses: [...claim.statuses.map((s) => statusDetail("claim", s)), ...lines.flatMap((l) => l.statuses.map((s) => statusDetail("line", s, l)))]
+    statuses: firstEntries([...claim.statuses.map((s) => statusDetail("claim", s)), ...lines.flatMap((l) => l.statuses.map((s) => statusDetail("line", s, l)))])
   }
   const chosen = actions.find((a) => a.kind === "move") ??
     actions.find((a) => a.kind === "ack" && a.processing_started) ??
@@ -93,8 +104,8 @@ export const statusFrom277Batch = (b: BatchStatus277): StatusAction | undefined 
   return {
     kind: "move",
     to: "rejected",
-    note: `${where} rejected: ${rejecting.map(statusText).join("; ")}`,
-    detail: { ...noDetail, statuses: b.statuses.map((s) => statusDetail(b.level === "information_receiver" ? "batch" : "billing_provider", s)) }
+    note: `${where} rejected: ${firstEntries(rejecting).map(statusText).join("; ")}${moreText(rejecting, "statuses")}`,
+    detail: { ...noDetail, statuses: firstEntries(b.statuses).map((s) => statusDetail(b.level === "information_receiver" ? "batch" : "billing_provider", s)) }
   }
 }
 
@@ -142,7 +153,8 @@ export const statusFrom835Claim = (claim: Claim835Money): StatusAction => {
 const segmentErrorText = (e: SegmentError999) =>
   `${e.segment_id} at ${e.position}${e.loop === "" ? "" : ` (loop ${e.loop})`} error ${e.code}` +
   // IK404 (a copy of the bad value) stays with the file's outcome: it may be patient data, and a note travels in events.
-  e.elements.map((el) => `; element ${el.position} error ${el.code}`).join("")
+  firstEntries(e.elements).map((el) => `; element ${el.position} error ${el.code}`).join("") +
+  moreText(e.elements, "element errors")
 
 /**
  * A transaction set the 999 rejected bounces every claim it held; an accepted one is acknowledged.
@@ -153,10 +165,10 @@ export const statusFrom999Set = (
 ): StatusAction => {
   const codes = set.error_codes.length === 0 ? "" : ` (${set.error_codes.join(", ")})`
   const segmentErrors = set.segment_errors ?? []
-  const errors = segmentErrors.length === 0 ? "" : `: ${segmentErrors.map(segmentErrorText).join("; ")}`
+  const errors = segmentErrors.length === 0 ? "" : `: ${firstEntries(segmentErrors).map(segmentErrorText).join("; ")}${moreText(segmentErrors, "segment errors")}`
   const detail: X12ResponseDetail = {
-    set_error_codes: set.error_codes,
-    segment_errors: segmentErrors.map((e) => ({ ...e, elements: e.elements.map((el) => ({ ...el })) })),
+    set_error_codes: firstEntries(set.error_codes),
+    segment_errors: firstEntries(segmentErrors).map((e) => ({ ...e, elements: firstEntries(e.elements).map((el) => ({ ...el })) })),
     statuses: []
   }
   return set.accepted
@@ -201,7 +213,7 @@ export const withBatchStatus = (claim: StatusAction | undefined, batch: StatusAc
   if (batch === undefined || claim === undefined) return claim ?? batch
   const detail: X12ResponseDetail = {
     ...noDetail,
-    statuses: [...(batch.detail?.statuses ?? []), ...(claim.detail?.statuses ?? [])]
+    statuses: firstEntries([...(batch.detail?.statuses ?? []), ...(claim.detail?.statuses ?? [])])
   }
   return claim.kind === "move" ? { ...claim, detail } : { ...batch, note: `${batch.note}; ${claim.note}`, detail }
 }
