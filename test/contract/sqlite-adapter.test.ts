@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { Migrator, SqlClient } from "@effect/sql"
 import { Cause, Effect, Either, Layer, ManagedRuntime, Option } from "effect"
 import { migrations, migrationsThrough } from "../../lib/adapters/sql/migrations/index.js"
+import tasksMigration from "../../lib/adapters/sql/migrations/0019-tasks.js"
 import { openBunDriver } from "../../lib/adapters/sqlite/bun-driver.js"
 import { makeSqliteSqlClient } from "../../lib/adapters/sqlite/client.js"
 import { makeReadBatching } from "../../lib/adapters/sqlite/driver.js"
@@ -405,7 +406,11 @@ describe("SQLite adapter: migrations", () => {
           const sql = yield* makeSqliteSqlClient(driver, reads)
           yield* Effect.provideService(Migrator.make({})({ loader: Migrator.fromRecord(before) }), SqlClient.SqlClient, sql)
           for (const column of later) driver.exec(`ALTER TABLE ${tableOf(column)} ADD COLUMN ${columnOf(column)}`)
+          // Today's status moves read the claim's open tasks (migration 19): the tables are there while `body` runs.
+          const tasksThere = driver.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'tasks'").all().length > 0
+          if (!tasksThere) yield* Effect.provideService(tasksMigration, SqlClient.SqlClient, sql)
           const storage = yield* makeSqliteStorage(driver, reads, { readCache: false })
+          yield* Effect.addFinalizer(() => Effect.sync(() => (tasksThere ? undefined : driver.exec("DROP TABLE tasks; DROP TABLE work_queue_settings"))))
           return yield* Effect.provide(Effect.provideService(body, Storage, storage), liveServices)
         })
       )
