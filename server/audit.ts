@@ -2,6 +2,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import type { AuditActor, AuditOutcome, AuditResourceType } from "../lib/domain/audit.js"
 import type { WorkspaceId } from "../lib/domain/ids.js"
 import { appendAudit } from "../lib/rules/audit.js"
+import { log } from "./log.js"
 import type { HttpFailure } from "./problem.js"
 import type { Reply, Services } from "./route.js"
 
@@ -24,6 +25,8 @@ export interface AuditContext {
   readonly params: Readonly<Record<string, string>>
   readonly clientIp: string | undefined
   readonly requestId: string
+  /** The request's method: a read (GET, HEAD) does not wait for its entry's commit. */
+  readonly method: string
 }
 
 /** Not-found errors are tagged `...NotFound`; scope, role and password-change refusals are denials. */
@@ -38,16 +41,18 @@ const outcomeOf = (exit: Exit.Exit<Reply, HttpFailure>): AuditOutcome => {
 }
 
 /**
- * Runs a route's work and appends its audit entry, then answers: the entry is committed before the
- * answer leaves, so no patient data is shown without its entry (when the entry cannot be written,
- * the answer is that storage failure, not the data).
+ * Runs a route's work and appends its audit entry, then answers: a change's entry is committed
+ * before the answer leaves, a read's is queued for the next commit. When the database refuses the entry (a full disk, a lock held past the busy
+ * timeout, PostgreSQL unreachable), the answer still goes out, as reads keep working through such
+ * faults, and the missing entry is logged at level error with the request id and the action (never
+ * the patient data), so the gap is on record where the operator looks.
  */
 export const audited = (decl: AuditDecl, context: AuditContext, work: Effect.Effect<Reply, HttpFailure, Services>) =>
   Effect.gen(() => auditedGen(decl, context, work))
 
 function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect<Reply, HttpFailure, Services>) {
   const exit = yield* Effect.exit(work)
-  yield* appendAudit({
+  const append = Effect.catchAll(appendAudit({
     workspaceId: context.workspaceId,
     actor: context.actor,
     action: decl.action,
@@ -56,7 +61,16 @@ function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect
     clientIp: context.clientIp ?? null,
     requestId: context.requestId,
     outcome: outcomeOf(exit)
-  })
+  }), (e) =>
+    Effect.sync(() =>
+      log("error", "audit entry not written", { request_id: context.requestId, action: decl.action, operation: e.operation, unavailable: e.unavailable ?? null })
+    )
+  )
+  // A read is answered without waiting for its entry's commit (it is queued at once and committed
+  // with the next batch), so a read costs no commit and is not held up by a database that will not
+  // take writes (a lock held by another process); a change waits for its entry.
+  if (context.method === "GET" || context.method === "HEAD") yield* Effect.forkDaemon(append)
+  else yield* append
   return yield* exit
 }
 

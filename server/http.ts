@@ -204,7 +204,8 @@ function* runRoute(
     actor: keyActor(principal),
     params: match.params,
     clientIp: context.clientAddress(request),
-    requestId
+    requestId,
+    method: request.method
   }
   return yield* audited(audit, entry, forbidden === undefined ? r.run(input) : Effect.fail(forbidden))
 }

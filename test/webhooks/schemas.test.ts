@@ -63,7 +63,7 @@ describe("endpoint patch input", () => {
     )
     expect(issues(decodeWebhookEndpointPatch({ status: "paused", event_types: ["X"], url: "mailto:a@b" }))).toEqual([
       "url: must be an absolute http or https URL",
-      "event_types[0]: must be one of ExternalApi.Encounter.Created, ExternalApi.Encounter.StatusUpdated",
+      "event_types[0]: must be one of ExternalApi.Encounter.Created, ExternalApi.Encounter.StatusUpdated, ExternalApi.Task.Created, ExternalApi.Task.Updated",
       "status: must be one of enabled, disabled"
     ])
   })
