@@ -1,27 +1,19 @@
 import { createHash } from "node:crypto"
-import type { Interchange } from "../x12/read/interchange.js"
-import { PACE, type Paced } from "../x12/read/paced.js"
+
+/** White space or Ctrl-Z (SUB, the DOS end of file): what may trail a file without changing it. */
+const isTrailing = (code: number) => code === 26 || code === 32 || (code >= 9 && code <= 13)
 
 /**
- * What makes two uploads the same file: the SHA-256 of their envelopes' control numbers and their
- * segments, element by element, so the same content with other line breaks (or delimiters) is the
- * same file, and a file under a reused control number with other content is not.
+ * What makes two uploads the same file: the SHA-256 of its text without line breaks, a leading
+ * byte-order mark or trailing white space and Ctrl-Z, so the same segments saved with other line
+ * breaks are the same file, and a file under a reused control number with other content is not.
+ * One pass over the text in native code (a 10 MiB file in tens of milliseconds); the end is
+ * trimmed by hand, as a `/\s+$/` would try every run of white space in the file (quadratic).
  */
-export function* contentKeyPaced(interchange: Interchange): Paced<string> {
-  const hash = createHash("sha256")
-  for (const e of interchange.envelopes) hash.update(`ISA\x1d${e.sender_id}\x1d${e.receiver_id}\x1d${e.control_number}\x1e`)
-  let n = 0
-  for (const g of interchange.groups) {
-    hash.update(`GS\x1d${g.functional_id}\x1d${g.sender_id}\x1d${g.receiver_id}\x1d${g.control_number}\x1d${g.version}\x1e`)
-    for (const set of g.transaction_sets) {
-      hash.update(`ST\x1d${set.id}\x1d${set.control_number}\x1e`)
-      for (const s of set.segments) {
-        hash.update(s.id)
-        for (const e of s.elements) hash.update(`\x1d${e.split(s.componentSeparator).join("\x1f")}`)
-        hash.update("\x1e")
-        if (++n % PACE === 0) yield
-      }
-    }
-  }
-  return `content:${hash.digest("hex")}`
+export const contentKeyOf = (text: string): string => {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  let end = text.length
+  while (end > start && isTrailing(text.charCodeAt(end - 1))) end--
+  const body = text.slice(start, end).replace(/[\r\n]/g, "")
+  return `content:${createHash("sha256").update(body).digest("hex")}`
 }

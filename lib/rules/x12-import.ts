@@ -17,7 +17,7 @@ import { insert } from "../ports/write.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
 import { PACE } from "../x12/read/paced.js"
 import { type Action999, actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
-import { contentKeyPaced } from "./x12-content-key.js"
+import { contentKeyOf } from "./x12-content-key.js"
 import { plan277 } from "./x12-import-277.js"
 import { plan835 } from "./x12-import-835.js"
 import { detailOf999Set } from "./task-causes-x12.js"
@@ -50,9 +50,15 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999, fileId: string)
     const storage = yield* Storage
     // Each set's errors, for the task its rejection makes.
     const setAcks = new Map(ack.groups.flatMap((g) => g.transaction_sets.map((s) => [`${g.group_control_number}|${setKey(s.control_number)}`, s] as const)))
-    const detailOf = (a: Action999) => {
+    // Once per set, whatever the number of its claims: a set may carry a million IK4s.
+    const details = new Map<Action999, TaskDetail>()
+    const detailOf = (a: Action999): TaskDetail => {
+      const known = details.get(a)
+      if (known !== undefined) return known
       const set = a.transaction_set_control_number === undefined ? undefined : setAcks.get(`${a.group_control_number}|${setKey(a.transaction_set_control_number)}`)
-      return detailOf999Set(set ?? { error_codes: [], segment_errors: [] }, a.action.note, fileId)
+      const detail = detailOf999Set(set ?? { error_codes: [], segment_errors: [] }, a.action.note, fileId)
+      details.set(a, detail)
+      return detail
     }
     const actions = lastOf(actionsFrom999(ack), (a) => `${a.group_control_number}|${a.transaction_set_control_number === undefined ? "" : setKey(a.transaction_set_control_number)}`)
     // At most MAX_999_GROUPS groups (x12-import-read.ts): each batch is read once, its sets indexed once.
@@ -129,7 +135,7 @@ const duplicateOf = (ws: WorkspaceId, found: Option.Option<X12FileRecord>) =>
  * its StatusUpdated event; acknowledgments; the payer's claim control numbers; remittances. A
  * move the table refuses is a `conflict` and is not applied; an unknown control number is
  * `unmatched`. The same file again (the same bytes, or the same segments with other line breaks:
- * `contentKeyPaced`) answers the first import as a duplicate and applies nothing; a file with the
+ * `contentKeyOf`) answers the first import as a duplicate and applies nothing; a file with the
  * sender and ISA13 of an earlier one but other content (clearinghouses reuse control numbers) is
  * imported, and flagged `reused_control_number`. A malformed file is stored as `invalid` with its
  * error, applies nothing, and fails with `X12ReadError` (the segment and its 1-based position); so
@@ -157,7 +163,8 @@ export const importX12File = (upload: X12Upload) =>
       size: upload.body.byteLength
     })
     const bytes = (id: string) => ({ id, workspace_id: ws, body: upload.body })
-    const read = yield* runWithPauses(parsePaced(new TextDecoder().decode(upload.body)))
+    const text = new TextDecoder().decode(upload.body)
+    const read = yield* runWithPauses(parsePaced(text))
     if (Either.isLeft(read)) {
       // Kept as received, with why: the list of files shows what came in, also what was refused.
       const id = ids.next()
@@ -178,7 +185,7 @@ export const importX12File = (upload: X12Upload) =>
     }
     const { interchange, parsed, kind } = read.right
     const key = interchangeKey(interchange.sender_id, interchange.control_number)
-    const contentKey = yield* runWithPauses(contentKeyPaced(interchange))
+    const contentKey = contentKeyOf(text)
     for (;;) {
       const same = (yield* duplicateOf(ws, yield* storage.findX12FileBySha(ws, sha256))) ?? (yield* duplicateOf(ws, yield* storage.findX12FileByContent(ws, contentKey)))
       if (same !== undefined) return same

@@ -26,7 +26,7 @@ describe("endpoint create input", () => {
   test("an unknown event type is named at its index; a repeat too", () => {
     const at = (event_types: unknown) => issues(decodeWebhookEndpointCreate({ url: "https://a.example/x", event_types }))
     expect(at(["ExternalApi.Encounter.Created", "Nope"])).toEqual([
-      "event_types[1]: must be one of ExternalApi.Encounter.Created, ExternalApi.Encounter.StatusUpdated"
+      "event_types[1]: must be one of ExternalApi.Encounter.Created, ExternalApi.Encounter.StatusUpdated, ExternalApi.Task.Created, ExternalApi.Task.Updated"
     ])
     expect(at(["ExternalApi.Encounter.StatusUpdated", "ExternalApi.Encounter.Created", "ExternalApi.Encounter.Created"])).toEqual([
       "event_types[2]: repeats an earlier entry"
