@@ -208,7 +208,8 @@ export const importX12File = (upload: X12Upload) =>
         interchange_key: key,
         content_key: contentKey,
         reused_control_number_of: reused?.id ?? null,
-        claims: outcomes.slice(0, FILE_OUTCOMES_SHOWN),
+        // The file's row shows its first outcomes without their codes: the outcomes route has them.
+        claims: outcomes.slice(0, FILE_OUTCOMES_SHOWN).map((o) => (o.response === null ? o : { ...o, response: null })),
         summary,
         error: null
       }

@@ -25,9 +25,12 @@ const noDetail: X12ResponseDetail = { set_error_codes: [], segment_errors: [], s
  */
 export const DETAIL_ENTRIES = 20
 
-const firstEntries = <A>(items: ReadonlyArray<A>): ReadonlyArray<A> => (items.length <= DETAIL_ENTRIES ? items : items.slice(0, DETAIL_ENTRIES))
-const moreText = (items: ReadonlyArray<unknown>, what: string): string =>
-  items.length <= DETAIL_ENTRIES ? "" : `; and ${items.length - DETAIL_ENTRIES} more ${what}`
+const firstEntries = <A>(items: ReadonlyArray<A>, most = DETAIL_ENTRIES): ReadonlyArray<A> => (items.length <= most ? items : items.slice(0, most))
+const moreText = (items: ReadonlyArray<unknown>, what: string, most = DETAIL_ENTRIES): string =>
+  items.length <= most ? "" : `; and ${items.length - most} more ${what}`
+
+/** The errors a note quotes (each outcome, event and file list carries its note): the rest are in the detail. */
+const NOTE_ENTRIES = 3
 
 // ---- 277CA --------------------------------------------------------------------------------
 
@@ -104,7 +107,7 @@ export const statusFrom277Batch = (b: BatchStatus277): StatusAction | undefined 
   return {
     kind: "move",
     to: "rejected",
-    note: `${where} rejected: ${firstEntries(rejecting).map(statusText).join("; ")}${moreText(rejecting, "statuses")}`,
+    note: `${where} rejected: ${firstEntries(rejecting, NOTE_ENTRIES).map(statusText).join("; ")}${moreText(rejecting, "statuses", NOTE_ENTRIES)}`,
     detail: { ...noDetail, statuses: firstEntries(b.statuses).map((s) => statusDetail(b.level === "information_receiver" ? "batch" : "billing_provider", s)) }
   }
 }
@@ -153,8 +156,8 @@ export const statusFrom835Claim = (claim: Claim835Money): StatusAction => {
 const segmentErrorText = (e: SegmentError999) =>
   `${e.segment_id} at ${e.position}${e.loop === "" ? "" : ` (loop ${e.loop})`} error ${e.code}` +
   // IK404 (a copy of the bad value) stays with the file's outcome: it may be patient data, and a note travels in events.
-  firstEntries(e.elements).map((el) => `; element ${el.position} error ${el.code}`).join("") +
-  moreText(e.elements, "element errors")
+  firstEntries(e.elements, NOTE_ENTRIES).map((el) => `; element ${el.position} error ${el.code}`).join("") +
+  moreText(e.elements, "element errors", NOTE_ENTRIES)
 
 /**
  * A transaction set the 999 rejected bounces every claim it held; an accepted one is acknowledged.
@@ -165,8 +168,8 @@ export const statusFrom999Set = (
 ): StatusAction => {
   const codes = set.error_codes.length === 0 ? "" : ` (${set.error_codes.join(", ")})`
   const segmentErrors = set.segment_errors ?? []
-  const errors = segmentErrors.length === 0 ? "" : `: ${firstEntries(segmentErrors).map(segmentErrorText).join("; ")}${moreText(segmentErrors, "segment errors")}`
-  const detail: X12ResponseDetail = {
+  const errors = segmentErrors.length === 0 ? "" : `: ${firstEntries(segmentErrors, NOTE_ENTRIES).map(segmentErrorText).join("; ")}${moreText(segmentErrors, "segment errors", NOTE_ENTRIES)}`
+  const detail: X12ResponseDetail = set.error_codes.length === 0 && segmentErrors.length === 0 ? noDetail : {
     set_error_codes: firstEntries(set.error_codes),
     segment_errors: firstEntries(segmentErrors).map((e) => ({ ...e, elements: firstEntries(e.elements).map((el) => ({ ...el })) })),
     statuses: []
