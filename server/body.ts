@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { InvalidJson } from "../lib/domain/errors.js"
-import { PayloadTooLarge, UnsupportedMediaType } from "./problem.js"
+import { parseJsonBody } from "../lib/domain/json.js"
+import { MAX_DEPTH, nestsDeeperThan } from "../lib/domain/validate.js"
+import { InvalidBody, PayloadTooLarge, UnsupportedMediaType } from "./problem.js"
 
 /** `application/json`, with parameters (charset) or a `+json` suffix type. */
 export const isJsonContentType = (value: string | null): boolean => {
@@ -75,3 +77,18 @@ function* readBodyGen(request: Request, limit: number) {
   }
   return out
 }
+
+/**
+ * A JSON request body: its media type checked, read within `limit`, parsed, and refused before
+ * any decoding when it nests deeper than `MAX_DEPTH` (error messages quote values, and quoting
+ * walks them recursively). Every route that takes a JSON body reads it here.
+ */
+export const readJsonBody = (request: Request, limit: number) =>
+  Effect.gen(function* () {
+    yield* requireJson(request)
+    const raw = yield* parseJsonBody(yield* readBody(request, limit))
+    if (nestsDeeperThan(raw, MAX_DEPTH)) {
+      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
+    }
+    return raw
+  })

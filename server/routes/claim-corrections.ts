@@ -3,12 +3,10 @@ import { NOTE_MAX_LENGTH } from "../../lib/domain/claim-status.js"
 import { Claim, CorrectionAction } from "../../lib/domain/encounter.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
 import { requestDecoder } from "../../lib/domain/field-issues.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { correctClaim } from "../../lib/rules/correct-claim.js"
 import { getClaim, listEncounterClaims } from "../../lib/rules/encounter-claims.js"
-import { readBody, requireJson } from "../body.js"
+import { readJsonBody } from "../body.js"
 import { InvalidBody, problemFields } from "../problem.js"
 import { authed, json, NoQuery } from "../route.js"
 import { problemAs, problems } from "./shared.js"
@@ -65,12 +63,7 @@ export const claimCorrectionRoute = authed(
 /** A correction body, read and checked the same way wherever a claim is corrected (API, console). */
 export const readCorrection = (request: Request, bodyLimit: number) =>
   Effect.gen(function* () {
-    yield* requireJson(request)
-    const raw = yield* parseJsonBody(yield* readBody(request, bodyLimit))
-    // Refused before decoding: error messages quote the value, and quoting walks it recursively.
-    if (nestsDeeperThan(raw, MAX_DEPTH)) {
-      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-    }
+    const raw = yield* readJsonBody(request, bodyLimit)
     const decoded = decodeCorrection(raw)
     if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
     return decoded.right

@@ -1,14 +1,11 @@
 import { Effect, Schema } from "effect"
 import { ClearinghouseConnection, ConnectionCreate, ConnectionPatch } from "../../lib/domain/clearinghouse-connection.js"
 import { ConnectionActivity, pickupActivity } from "../../lib/domain/clearinghouse-transfers.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { connectionActivity } from "../../lib/rules/sftp-activity.js"
 import { createConnection, deleteConnection, getConnection, listConnections, updateConnection } from "../../lib/rules/sftp-connections.js"
 import { retryPickup } from "../../lib/rules/sftp-pickups.js"
-import { readBody, requireJson } from "../body.js"
-import { InvalidBody } from "../problem.js"
+import { readJsonBody } from "../body.js"
 import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
 import { PageQuery, problemAs, problems } from "./shared.js"
 
@@ -33,15 +30,7 @@ const ActivityPageDoc = Schema.Struct({
 }).annotations({ identifier: "ClearinghouseConnectionActivityPage" })
 
 /** A JSON body, refused before decoding when it nests too deep. */
-const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) =>
-  Effect.gen(function* () {
-    yield* requireJson(request)
-    const raw = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-    if (nestsDeeperThan(raw, MAX_DEPTH)) {
-      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-    }
-    return raw
-  })
+const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) => readJsonBody(request, config.bodyLimit)
 
 const id = (params: Readonly<Record<string, string>>) => params.id ?? ""
 

@@ -1,11 +1,8 @@
 import { Effect } from "effect"
 import { ClearinghouseSettings } from "../../lib/domain/clearinghouse.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { getClearinghouseSettings, putClearinghouseSettings } from "../../lib/rules/clearinghouse-settings.js"
 import { preview837P } from "../../lib/rules/x12-export.js"
-import { readBody, requireJson } from "../body.js"
-import { InvalidBody } from "../problem.js"
+import { readJsonBody } from "../body.js"
 import { authed, json, NoQuery, raw } from "../route.js"
 import { X12Text } from "./x12-docs.js"
 import { problemAs, problems } from "./shared.js"
@@ -32,11 +29,7 @@ export const putClearinghouseRoute = authed(
   },
   ({ principal, request, config }) =>
     Effect.gen(function* () {
-      yield* requireJson(request)
-      const body = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-      if (nestsDeeperThan(body, MAX_DEPTH)) {
-        return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-      }
+      const body = yield* readJsonBody(request, config.bodyLimit)
       return json(200, yield* putClearinghouseSettings(principal.workspace.id, body))
     })
 )

@@ -1,13 +1,10 @@
 import { Effect } from "effect"
-import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
 import { StatusCheck } from "../../lib/domain/status-check.js"
 import { StatusCheckSettings, StatusCheckSettingsInput } from "../../lib/domain/status-check-settings.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { getStatusCheckSettings, putStatusCheckSettings } from "../../lib/rules/status-check-settings.js"
 import { getStatusCheck, listStatusChecks, requestStatusCheck } from "../../lib/rules/status-checks.js"
-import { readBody, requireJson } from "../body.js"
-import { InvalidBody } from "../problem.js"
+import { readJsonBody } from "../body.js"
 import { authed, json, NoQuery } from "../route.js"
 import { PageQuery, problemAs, problems } from "./shared.js"
 
@@ -82,11 +79,7 @@ export const putStatusCheckSettingsRoute = authed(
   },
   ({ principal, request, config }) =>
     Effect.gen(function* () {
-      yield* requireJson(request)
-      const body = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-      if (nestsDeeperThan(body, MAX_DEPTH)) {
-        return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-      }
+      const body = yield* readJsonBody(request, config.bodyLimit)
       return json(200, yield* putStatusCheckSettings(principal.workspace.id, body))
     })
 )

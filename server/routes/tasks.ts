@@ -1,13 +1,11 @@
 import { Effect, Either, Schema } from "effect"
 import { TaskCategories } from "../../lib/domain/code-meanings.js"
 import { requestDecoder } from "../../lib/domain/field-issues.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
 import { Task, TASK_NOTE_MAX_LENGTH, TaskStatus, TaskTypes, WorkQueueSettings } from "../../lib/domain/task.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { getWorkQueueSettings, putWorkQueueSettings } from "../../lib/rules/task-follow-ups.js"
 import { getTask, listTasks, updateTask } from "../../lib/rules/tasks.js"
-import { readBody, requireJson } from "../body.js"
+import { readJsonBody } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
 import { Limit, PageToken, problems } from "./shared.js"
@@ -38,15 +36,7 @@ const decodeChange = requestDecoder(TaskChangeRequest)
 const decodeSettings = requestDecoder(WorkQueueSettings)
 
 /** A JSON body, read within the limit and checked for depth before decoding. */
-const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) =>
-  Effect.gen(function* () {
-    yield* requireJson(request)
-    const raw = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-    if (nestsDeeperThan(raw, MAX_DEPTH)) {
-      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-    }
-    return raw
-  })
+const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) => readJsonBody(request, config.bodyLimit)
 
 export const taskRoutes: ReadonlyArray<Route> = [
   authed(

@@ -1,6 +1,4 @@
 import { Effect } from "effect"
-import { parseJsonBody } from "../../lib/domain/json.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import {
   listWebhookDeliveries,
   RECOVER_LIMIT,
@@ -17,8 +15,7 @@ import {
   updateWebhookEndpoint
 } from "../../lib/rules/webhook-endpoints.js"
 import { DEFAULT_MAX_ENDPOINTS } from "../../lib/webhooks/settings.js"
-import { readBody, requireJson } from "../body.js"
-import { InvalidBody } from "../problem.js"
+import { readJsonBody } from "../body.js"
 import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
 import { problemAs, problems } from "./shared.js"
 import {
@@ -41,15 +38,7 @@ const TAG = "Webhooks"
 const SCOPE = "webhooks:write"
 
 /** A JSON body, refused before decoding when it nests too deep (messages quote values). */
-const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) =>
-  Effect.gen(function* () {
-    yield* requireJson(request)
-    const raw = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-    if (nestsDeeperThan(raw, MAX_DEPTH)) {
-      return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-    }
-    return raw
-  })
+const jsonBody = ({ request, config }: HandlerInput<unknown, unknown>) => readJsonBody(request, config.bodyLimit)
 
 const id = (params: Readonly<Record<string, string>>) => params.id ?? ""
 

@@ -1,11 +1,9 @@
 import { Effect, Either } from "effect"
 import { requestDecoder } from "../../lib/domain/field-issues.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
-import { MAX_DEPTH, nestsDeeperThan } from "../../lib/domain/validate.js"
 import { createX12Batch } from "../../lib/rules/x12-export.js"
 import { importX12File } from "../../lib/rules/x12-import.js"
 import { getX12Batch, getX12BatchRecord, getX12File, listX12Batches, listX12FileOutcomes, listX12Files } from "../../lib/rules/x12-reads.js"
-import { readBody, requireJson, requireX12, X12_BODY_LIMIT, X12_CONTENT_TYPES } from "../body.js"
+import { X12_BODY_LIMIT, X12_CONTENT_TYPES, readBody, readJsonBody, requireX12 } from "../body.js"
 import { InvalidBody } from "../problem.js"
 import { authed, json, NoQuery, raw } from "../route.js"
 import { AnyConflictProblem, PageQuery, problemAs, problems } from "./shared.js"
@@ -35,11 +33,7 @@ export const createBatchRoute = authed(
   },
   ({ principal, request, config }) =>
     Effect.gen(function* () {
-      yield* requireJson(request)
-      const body = yield* parseJsonBody(yield* readBody(request, config.bodyLimit))
-      if (nestsDeeperThan(body, MAX_DEPTH)) {
-        return yield* new InvalidBody({ errors: [{ path: "$", message: `nests deeper than ${MAX_DEPTH} levels` }] })
-      }
+      const body = yield* readJsonBody(request, config.bodyLimit)
       const decoded = decodeBatchRequest(body)
       if (Either.isLeft(decoded)) return yield* new InvalidBody({ errors: decoded.left })
       return json(201, yield* createX12Batch(principal.workspace.id, decoded.right.claim_ids))
