@@ -1,7 +1,8 @@
-import { Cause, Effect, Exit, Option } from "effect"
-import type { AuditActor, AuditOutcome, AuditResourceType } from "../lib/domain/audit.js"
+import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import type { AuditActor, AuditOutcome, AuditRecord, AuditResourceType } from "../lib/domain/audit.js"
+import { StorageError } from "../lib/domain/errors.js"
 import type { WorkspaceId } from "../lib/domain/ids.js"
-import { appendAudit } from "../lib/rules/audit.js"
+import { appendAuditEntries, auditEntry } from "../lib/rules/audit.js"
 import { log } from "./log.js"
 import type { HttpFailure } from "./problem.js"
 import type { Reply, Services } from "./route.js"
@@ -27,6 +28,56 @@ export interface AuditContext {
   readonly requestId: string
   /** The request's method: a read (GET, HEAD) does not wait for its entry's commit. */
   readonly method: string
+  /** Where a read's entry goes: written with the other reads' entries of its turn. */
+  readonly reads: AuditQueue
+}
+
+/**
+ * Reads' entries, gathered over one turn of the event loop and appended as one write (at most
+ * `MAX_ENTRIES_PER_WRITE` entries each): a read costs its entry's row, not a write of its own.
+ * A refused write is logged at level error, one line per missing entry (its request id and
+ * action, never patient data).
+ */
+export interface AuditQueue {
+  readonly add: (entry: AuditRecord) => void
+  /** Writes what is gathered now; resolves once it is committed (or logged as missing). */
+  readonly drain: () => Promise<void>
+}
+
+const MAX_ENTRIES_PER_WRITE = 512
+
+const missing = (entries: ReadonlyArray<AuditRecord>, e: StorageError) =>
+  Effect.sync(() => {
+    for (const entry of entries) {
+      log("error", "audit entry not written", { request_id: entry.request_id, action: entry.action, operation: e.operation, unavailable: e.unavailable ?? null })
+    }
+  })
+
+export const makeAuditQueue = (runtime: ManagedRuntime.ManagedRuntime<Services, never>): AuditQueue => {
+  let gathered: Array<AuditRecord> = []
+  let scheduled = false
+  const write = (): Promise<void> => {
+    scheduled = false
+    const entries = gathered
+    gathered = []
+    const writes: Array<Promise<void>> = []
+    for (let i = 0; i < entries.length; i += MAX_ENTRIES_PER_WRITE) {
+      const chunk = entries.slice(i, i + MAX_ENTRIES_PER_WRITE)
+      const logged = Effect.catchAll(Effect.asVoid(appendAuditEntries(chunk)), (e) => missing(chunk, e))
+      // The runtime may be gone (a server stopped without draining): the entries are logged as missing.
+      writes.push(runtime.runPromise(logged).catch((cause: unknown) => Effect.runSync(missing(chunk, new StorageError({ operation: "appendAudit", cause })))))
+    }
+    return Promise.all(writes).then(() => undefined)
+  }
+  return {
+    add: (entry) => {
+      gathered.push(entry)
+      if (scheduled) return
+      scheduled = true
+      setImmediate(write)
+    },
+    drain: write
+  }
 }
 
 /** Not-found errors are tagged `...NotFound`; scope, role and password-change refusals are denials. */
@@ -52,7 +103,7 @@ export const audited = (decl: AuditDecl, context: AuditContext, work: Effect.Eff
 
 function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect<Reply, HttpFailure, Services>) {
   const exit = yield* Effect.exit(work)
-  const append = Effect.catchAll(appendAudit({
+  const entry = yield* auditEntry({
     workspaceId: context.workspaceId,
     actor: context.actor,
     action: decl.action,
@@ -61,16 +112,12 @@ function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect
     clientIp: context.clientIp ?? null,
     requestId: context.requestId,
     outcome: outcomeOf(exit)
-  }), (e) =>
-    Effect.sync(() =>
-      log("error", "audit entry not written", { request_id: context.requestId, action: decl.action, operation: e.operation, unavailable: e.unavailable ?? null })
-    )
-  )
-  // A read is answered without waiting for its entry's commit (it is queued at once and committed
-  // with the next batch), so a read costs no commit and is not held up by a database that will not
-  // take writes (a lock held by another process); a change waits for its entry.
-  if (context.method === "GET" || context.method === "HEAD") yield* Effect.forkDaemon(append)
-  else yield* append
+  })
+  // A read is answered without waiting for its entry's commit (it is gathered and committed with
+  // the other reads' entries of its turn), so a read costs no write of its own and is not held up
+  // by a database that will not take writes (a lock held by another process); a change waits.
+  if (context.method === "GET" || context.method === "HEAD") context.reads.add(entry)
+  else yield* Effect.catchAll(appendAuditEntries([entry]), (e) => missing([entry], e))
   return yield* exit
 }
 

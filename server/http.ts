@@ -5,7 +5,7 @@ import { Cause, Effect, Exit, Fiber, type ManagedRuntime, Option, Runtime } from
 import type { Principal } from "../lib/domain/workspace.js"
 import { authenticate } from "../lib/rules/workspaces.js"
 import { servedRoutes as allRoutes } from "./api.js"
-import { type AuditContext, audited, keyActor } from "./audit.js"
+import { type AuditContext, type AuditQueue, audited, keyActor, makeAuditQueue } from "./audit.js"
 import { clientAddress, trustedSet } from "./client-address.js"
 import type { ServerConfig } from "./config.js"
 import { privateHeaders } from "./console/headers.js"
@@ -61,6 +61,8 @@ export interface FetchOptions {
   readonly passwords?: PasswordHasher
   /** How the OpenID Connect client reaches the provider (tests interpose on it); global fetch when not given. */
   readonly oidcFetch?: CustomFetch
+  /** Where reads' audit entries are gathered (the server drains it when it stops); one of its own when not given. */
+  readonly auditReads?: AuditQueue
 }
 
 /**
@@ -85,7 +87,8 @@ export const makeFetch = (
     clientAddress: (request) => clientAddress(peerAddress?.(request), request.headers.get("x-forwarded-for"), trusted),
     console: makeConsoleState(config.console),
     passwords: options.passwords ?? argon2idPasswords(),
-    oidc: config.oidc === undefined ? undefined : makeOidcClient(config.oidc, config, options.oidcFetch !== undefined ? { fetch: options.oidcFetch } : {})
+    oidc: config.oidc === undefined ? undefined : makeOidcClient(config.oidc, config, options.oidcFetch !== undefined ? { fetch: options.oidcFetch } : {}),
+    auditReads: options.auditReads ?? makeAuditQueue(runtime)
   }
 
   return (request: Request): Response | Promise<Response> => {
@@ -205,7 +208,8 @@ function* runRoute(
     params: match.params,
     clientIp: context.clientAddress(request),
     requestId,
-    method: request.method
+    method: request.method,
+    reads: context.auditReads
   }
   return yield* audited(audit, entry, forbidden === undefined ? r.run(input) : Effect.fail(forbidden))
 }

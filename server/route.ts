@@ -12,6 +12,7 @@ import type { ConsoleState } from "./console/state.js"
 import type { OidcClient } from "./console/oidc.js"
 import type { Registry } from "./metrics.js"
 import type { AuditDecl } from "./audit.js"
+import type { AuditQueue } from "./audit.js"
 import type { HttpFailure } from "./problem.js"
 import type { RateLimiter } from "./rate-limit.js"
 
@@ -38,6 +39,8 @@ export interface ServerContext {
   readonly passwords: PasswordHasher
   /** The console's OpenID Connect client, when the server has a provider (`--oidc-issuer`). */
   readonly oidc: OidcClient | undefined
+  /** Reads' audit entries, written a turn at a time. */
+  readonly auditReads: AuditQueue
 }
 
 export interface HandlerInput<Q, P> {

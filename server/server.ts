@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { ManagedRuntime } from "effect"
 import type { ServerConfig } from "./config.js"
 import { describeThrown, internalResponse, logFault } from "./fault.js"
+import { makeAuditQueue } from "./audit.js"
 import { makeFetch } from "./http.js"
 import type { Route, Services } from "./route.js"
 import { makeServerMetrics, type ServerMetrics } from "./server-metrics.js"
@@ -61,7 +62,9 @@ export const startServer = (
   const port = server.port ?? config.port
   // Port 0 picks a free port: the default public URL names the one actually bound.
   if (requested.port === 0) config = { ...config, publicUrl: config.publicUrl.replace(/:0$/, `:${port}`) }
+  const auditReads = makeAuditQueue(runtime)
   const handle = makeFetch(runtime, config, metrics, options.routes, {
+    auditReads,
     peerAddress: (request) => server.requestIP(request)?.address,
     ...(options.passwords !== undefined ? { passwords: options.passwords } : {}),
     ...(options.oidcFetch !== undefined ? { oidcFetch: options.oidcFetch } : {})
@@ -70,6 +73,7 @@ export const startServer = (
     port,
     url: `http://${config.host}:${port}`,
     metrics,
-    stop: () => server.stop(false).then(() => undefined)
+    // Reads answered before the stop have their entries written before the storage closes.
+    stop: () => server.stop(false).then(auditReads.drain)
   }
 }

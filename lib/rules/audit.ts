@@ -8,14 +8,10 @@ import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
 
-/**
- * Appends one entry to the audit log, in a write of its own: once this succeeds the entry is
- * committed (on SQLite, fsynced with the other writes of its event-loop turn). Callers answer
- * only after it, so no answer carrying patient data leaves without its entry.
- */
-export const appendAudit = (fact: AuditFact) => Effect.gen(() => appendAuditGen(fact))
+/** The stored entry of a fact, at the time and with the id it takes now. */
+export const auditEntry = (fact: AuditFact) => Effect.gen(() => auditEntryGen(fact))
 
-function* appendAuditGen(fact: AuditFact) {
+function* auditEntryGen(fact: AuditFact) {
   const entry: AuditRecord = {
     id: (yield* Ids).next(),
     workspace_id: fact.workspaceId,
@@ -30,8 +26,20 @@ function* appendAuditGen(fact: AuditFact) {
     request_id: fact.requestId,
     outcome: fact.outcome
   }
-  yield* commit({ operation: "appendAudit", steps: [insert("audit_log", entry)] })
+  return entry
 }
+
+/**
+ * Appends entries to the audit log in one write: once this succeeds they are committed (on
+ * SQLite, fsynced with the other writes of its event-loop turn). A change's caller answers only
+ * after its entry's write; reads' entries are gathered and written a turn at a time
+ * (`server/audit.ts`).
+ */
+export const appendAuditEntries = (entries: ReadonlyArray<AuditRecord>) =>
+  commit({ operation: "appendAudit", steps: entries.map((entry) => insert("audit_log", entry)) })
+
+/** Appends one entry in a write of its own. */
+export const appendAudit = (fact: AuditFact) => Effect.flatMap(auditEntry(fact), (entry) => appendAuditEntries([entry]))
 
 export interface AuditQuery {
   /** An actor's id (a user's or a key's). */

@@ -81,7 +81,7 @@ export const sessionRoute = <Q, I>(doc: ConsoleDoc<Q, I>, handler: ConsoleHandle
       const reply =
         audit === undefined || audit === "none"
           ? yield* work
-          : yield* audited(audit, { workspaceId: caller.principal.workspace.id, actor: caller.actor, params: input.params, clientIp: input.server.clientAddress(input.request), requestId: input.requestId, method: input.request.method }, work)
+          : yield* audited(audit, { workspaceId: caller.principal.workspace.id, actor: caller.actor, params: input.params, clientIp: input.server.clientAddress(input.request), requestId: input.requestId, method: input.request.method, reads: input.server.auditReads }, work)
       return withHeaders(reply, rate)
     })
   )
