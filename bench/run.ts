@@ -6,6 +6,11 @@
  *   bun-ref      bun bench/reference/bun-server.ts        (synchronous NORMAL)
  *   fastify-ref  node bench/reference/fastify-server.mjs  (synchronous NORMAL)
  *
+ * The references keep encounterd's audit log (a row per read or change, the same table and
+ * indexes): equal work. `--targets ...,bun-ref-noaudit` adds the Bun reference without it, to show
+ * what the audit log costs a server written by hand. `--baseline REV --targets ...,baseline` adds
+ * an earlier build of encounterd, built from a git worktree of REV.
+ *
  * All targets are started up front and stay up; each scenario runs on one target after another
  * under the same load, and `--rounds R` repeats that alternation R times (the table shows each
  * target's best round). On PostgreSQL (--postgres) only encounterd runs, with one or two instances.
@@ -67,7 +72,7 @@ const { values: flags } = parseArgs({
   }
 })
 
-const TargetNames = ["encounterd", "baseline", "bun-ref", "fastify-ref"] as const
+const TargetNames = ["encounterd", "baseline", "bun-ref", "bun-ref-noaudit", "fastify-ref"] as const
 type TargetName = (typeof TargetNames)[number]
 const isTargetName = (s: string): s is TargetName => TargetNames.some((t) => t === s)
 
@@ -78,6 +83,7 @@ type ReferenceName = Exclude<TargetName, "encounterd" | "baseline">
 /** The reference servers' entry points, relative to the repository root. */
 const referenceFiles: Record<ReferenceName, string> = {
   "bun-ref": "bench/reference/bun-server.ts",
+  "bun-ref-noaudit": "bench/reference/bun-server.ts",
   "fastify-ref": "bench/reference/fastify-server.mjs"
 }
 
@@ -106,7 +112,7 @@ if (adminUrl === undefined) {
 const targetNames: readonly TargetName[] = (() => {
   if (flags.targets === undefined) {
     if (adminUrl !== undefined) return ["encounterd"]
-    return TargetNames.filter((t) => t !== "baseline" || flags.baseline !== undefined)
+    return TargetNames.filter((t) => (t !== "baseline" || flags.baseline !== undefined) && t !== "bun-ref-noaudit")
   }
   const asked = flags.targets.split(",").map((s) => s.trim()).filter((s) => s !== "")
   const unknown = asked.filter((s) => !isTargetName(s))
@@ -338,8 +344,9 @@ const startEncounterd = (
 /** Starts a reference server: it prints one `listening` line with its URL, key, pid and synchronous setting. */
 const startReference = (dir: string, database: Database, target: ReferenceName): Promise<Server> => {
   const entry = join(root, referenceFiles[target])
-  const runtime = target === "bun-ref" ? process.execPath : "node"
-  const cmd = [runtime, entry, "--port", "0", "--db", database.dbFor(target), "--synchronous", "NORMAL"]
+  const runtime = target === "fastify-ref" ? "node" : process.execPath
+  // The references keep encounterd's audit log (equal work); bun-ref-noaudit shows what it costs them.
+  const cmd = [runtime, entry, "--port", "0", "--db", database.dbFor(target), "--synchronous", "NORMAL", "--audit", target === "bun-ref-noaudit" ? "off" : "on"]
   return spawnServer(target, target, cmd, dir, (lines) => {
     const listening = lines.find((l) => l.msg === "listening")
     if (listening === undefined) return undefined

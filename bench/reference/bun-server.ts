@@ -10,7 +10,7 @@
 import { Database } from "bun:sqlite"
 import * as shared from "./shared.mjs"
 
-const { port, dbPath, synchronous } = shared.readFlags()
+const { port, dbPath, synchronous, audit } = shared.readFlags()
 
 const db = new Database(dbPath, { create: true })
 for (const pragma of shared.pragmas(synchronous)) db.exec(`PRAGMA ${pragma}`)
@@ -19,13 +19,20 @@ db.exec(shared.SCHEMA)
 const api = shared.referenceApi({
   prepare: (sql) => db.prepare<unknown, Array<shared.SqlValue>>(sql),
   transaction: (fn) => db.transaction(fn),
-  newId: () => Bun.randomUUIDv7()
+  newId: () => Bun.randomUUIDv7(),
+  audit
 })
 
 // ---- HTTP -------------------------------------------------------------------------------------
 
-const send = (answer: shared.Answer): Response => {
+/** Answers, after appending the request's audit row (`shared.referenceApi`'s `audit`). */
+const sendAudited = (req: Request, who: shared.Principal, action: string, type: string, id: string | null, answer: shared.Answer, read = true): Response => {
   const requestId = crypto.randomUUID()
+  api.audit(who, action, type, id, server.requestIP(req)?.address ?? null, requestId, answer.status, read)
+  return send(answer, requestId)
+}
+
+const send = (answer: shared.Answer, requestId: string = crypto.randomUUID()): Response => {
   return answer.kind === "json"
     ? new Response(JSON.stringify(answer.body), {
         status: answer.status,
@@ -50,19 +57,20 @@ const create = async (req: Request): Promise<Response> => {
     const detail = `Expected Content-Type application/json, received ${contentType ?? "none"}`
     return send(shared.problem(415, "unsupported_media_type", "Unsupported media type", detail))
   }
-  return send(api.create(who, contentType ?? "", new Uint8Array(await req.arrayBuffer())))
+  return sendAudited(req, who, "encounter.create", "encounter", null, api.create(who, contentType ?? "", new Uint8Array(await req.arrayBuffer())), false)
 }
 
 const list = (req: Request): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
   if ("kind" in who) return send(who)
   const { searchParams } = new URL(req.url)
-  return send(api.list(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token")))
+  return sendAudited(req, who, "encounter.list", "encounter", null, api.list(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token")))
 }
 
 const getEncounter = (req: Bun.BunRequest<"/api/encounters/:id">): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
-  return send("kind" in who ? who : api.one(who.workspaceId, req.params.id))
+  if ("kind" in who) return send(who)
+  return sendAudited(req, who, "encounter.read", "encounter", req.params.id, api.one(who.workspaceId, req.params.id))
 }
 
 const baseUrl = (): string => `http://127.0.0.1:${server.port ?? port}`
@@ -71,12 +79,13 @@ const compatList = (req: Request): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
   if ("kind" in who) return send(who)
   const { searchParams } = new URL(req.url)
-  return send(api.compatList(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token"), baseUrl()))
+  return sendAudited(req, who, "encounter.list", "encounter", null, api.compatList(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token"), baseUrl()))
 }
 
 const compatOne = (req: Bun.BunRequest<"/api/encounters/compat-version/:id">): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
-  return send("kind" in who ? who : api.compatOne(who.workspaceId, req.params.id, baseUrl()))
+  if ("kind" in who) return send(who)
+  return sendAudited(req, who, "encounter.read", "encounter", req.params.id, api.compatOne(who.workspaceId, req.params.id, baseUrl()))
 }
 
 const changeStatus = async (req: Bun.BunRequest<"/api/claims/:id/status">): Promise<Response> => {
@@ -87,14 +96,14 @@ const changeStatus = async (req: Bun.BunRequest<"/api/claims/:id/status">): Prom
     const detail = `Expected Content-Type application/json, received ${contentType ?? "none"}`
     return send(shared.problem(415, "unsupported_media_type", "Unsupported media type", detail))
   }
-  return send(api.changeStatus(who, req.params.id, new Uint8Array(await req.arrayBuffer())))
+  return sendAudited(req, who, "claim.status", "claim", req.params.id, api.changeStatus(who, req.params.id, new Uint8Array(await req.arrayBuffer())), false)
 }
 
 const events = (req: Request): Response => {
   const who = api.authenticate(req.headers.get("authorization"))
   if ("kind" in who) return send(who)
   const { searchParams } = new URL(req.url)
-  return send(api.events(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token")))
+  return sendAudited(req, who, "event.list", "event", null, api.events(who.workspaceId, searchParams.get("limit"), searchParams.get("page_token")))
 }
 
 const server = Bun.serve({

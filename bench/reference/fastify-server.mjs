@@ -12,7 +12,7 @@ import Database from "better-sqlite3"
 import Fastify from "fastify"
 import * as shared from "./shared.mjs"
 
-const { port, dbPath, synchronous } = shared.readFlags()
+const { port, dbPath, synchronous, audit } = shared.readFlags()
 
 /** A UUIDv7: 48-bit millisecond time, version and variant bits, the rest random. */
 const uuidv7 = () => {
@@ -28,7 +28,7 @@ const db = new Database(dbPath)
 for (const pragma of shared.pragmas(synchronous)) db.pragma(pragma)
 db.exec(shared.SCHEMA)
 
-const api = shared.referenceApi({ prepare: (sql) => db.prepare(sql), transaction: (fn) => db.transaction(fn), newId: uuidv7 })
+const api = shared.referenceApi({ prepare: (sql) => db.prepare(sql), transaction: (fn) => db.transaction(fn), newId: uuidv7, audit })
 
 // ---- HTTP -------------------------------------------------------------------------------------
 
@@ -39,6 +39,13 @@ const send = (reply, answer) => {
   return answer.kind === "json"
     ? reply.code(answer.status).header("x-request-id", requestId).send(answer.body)
     : reply.code(answer.status).headers(shared.problemHeaders(answer.status, requestId)).send(shared.problemBody(answer, requestId))
+}
+
+/** Answers, after appending the request's audit row (`shared.referenceApi`'s `audit`). */
+const sendAudited = (reply, action, type, id, answer, read = true) => {
+  const request = reply.request
+  api.audit(request.principal, action, type, id, request.ip ?? null, request.id, answer.status, read)
+  return send(reply, answer)
 }
 
 app.decorateRequest("principal", null)
@@ -62,11 +69,11 @@ app.addContentTypeParser(["application/json", /^application\/[^;]+\+json/i], { p
 
 app.post("/api/encounters", { onRequest: authenticate }, (request, reply) => {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-  return send(reply, api.create(request.principal, request.headers["content-type"] ?? "", body))
+  return sendAudited(reply, "encounter.create", "encounter", null, api.create(request.principal, request.headers["content-type"] ?? "", body), false)
 })
 
 app.get("/api/encounters", { onRequest: authenticate }, (request, reply) =>
-  send(reply, api.list(request.principal.workspaceId, request.query.limit, request.query.page_token))
+  sendAudited(reply, "encounter.list", "encounter", null, api.list(request.principal.workspaceId, request.query.limit, request.query.page_token))
 )
 
 /** Known once listening; routes run only after that. */
@@ -74,24 +81,24 @@ let origin = ""
 const baseUrl = () => origin
 
 app.get("/api/encounters/compat-version", { onRequest: authenticate }, (request, reply) =>
-  send(reply, api.compatList(request.principal.workspaceId, request.query.limit, request.query.page_token, baseUrl()))
+  sendAudited(reply, "encounter.list", "encounter", null, api.compatList(request.principal.workspaceId, request.query.limit, request.query.page_token, baseUrl()))
 )
 
 app.get("/api/encounters/compat-version/:id", { onRequest: authenticate }, (request, reply) =>
-  send(reply, api.compatOne(request.principal.workspaceId, request.params.id, baseUrl()))
+  sendAudited(reply, "encounter.read", "encounter", request.params.id, api.compatOne(request.principal.workspaceId, request.params.id, baseUrl()))
 )
 
 app.post("/api/claims/:id/status", { onRequest: authenticate }, (request, reply) => {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-  return send(reply, api.changeStatus(request.principal, request.params.id, body))
+  return sendAudited(reply, "claim.status", "claim", request.params.id, api.changeStatus(request.principal, request.params.id, body), false)
 })
 
 app.get("/api/encounters/compat-version/events", { onRequest: authenticate }, (request, reply) =>
-  send(reply, api.events(request.principal.workspaceId, request.query.limit, request.query.page_token))
+  sendAudited(reply, "event.list", "event", null, api.events(request.principal.workspaceId, request.query.limit, request.query.page_token))
 )
 
 app.get("/api/encounters/:id", { onRequest: authenticate }, (request, reply) =>
-  send(reply, api.one(request.principal.workspaceId, request.params.id))
+  sendAudited(reply, "encounter.read", "encounter", request.params.id, api.one(request.principal.workspaceId, request.params.id))
 )
 
 app.setNotFoundHandler((_request, reply) => send(reply, shared.notFound("No such route")))

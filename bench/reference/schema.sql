@@ -1,4 +1,4 @@
--- The SQLite tables and indexes of encounterd (lib/adapters/sql/migrations/0001-init.ts), for the
+-- The SQLite tables and indexes of encounterd (lib/adapters/sql/migrations/0001-init.ts, and the audit log of 0018), for the
 -- reference servers. Safe to apply to an existing database.
 
 CREATE TABLE IF NOT EXISTS workspaces (
@@ -70,3 +70,22 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_feed ON events (workspace_id, seq);
 CREATE INDEX IF NOT EXISTS events_type_feed ON events (workspace_id, event_type, seq);
+
+CREATE TABLE IF NOT EXISTS audit_log (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  actor_kind TEXT NOT NULL,
+  actor_id TEXT NOT NULL,
+  actor_name TEXT NOT NULL,
+  action TEXT NOT NULL,
+  resource_type TEXT NOT NULL,
+  resource_id TEXT,
+  client_ip TEXT,
+  request_id TEXT,
+  outcome TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_page ON audit_log (workspace_id, at, id);
+CREATE INDEX IF NOT EXISTS audit_log_actor ON audit_log (workspace_id, actor_id, at, id);
+CREATE INDEX IF NOT EXISTS audit_log_resource ON audit_log (workspace_id, resource_id, at, id);
+CREATE INDEX IF NOT EXISTS audit_log_action ON audit_log (workspace_id, action, at, id);

@@ -4,6 +4,8 @@ export interface Flags {
   readonly port: number
   readonly dbPath: string
   readonly synchronous: "FULL" | "NORMAL"
+  /** `--audit on|off` (default on): an audit row per read or change, as encounterd keeps. */
+  readonly audit: boolean
 }
 
 export interface Issue {
@@ -25,11 +27,14 @@ export interface Driver {
   readonly prepare: (sql: string) => Statement
   readonly transaction: <A, R>(fn: (arg: A) => R) => (arg: A) => R
   readonly newId: () => string
+  /** Whether to keep the audit log (`audit`); default true. */
+  readonly audit?: boolean
 }
 
 export interface Principal {
   readonly workspaceId: string
   readonly keyId: string
+  readonly prefix: string
   readonly scopes: ReadonlyArray<string>
 }
 
@@ -58,6 +63,20 @@ export type Answer = JsonAnswer | Problem
 export interface ReferenceApi {
   /** The key stored at start, for the `listening` line. */
   readonly apiKey: string
+  /**
+   * Appends the audit row of an answered request: a change's at once, reads' gathered over the
+   * turn and inserted in one transaction. A no-op when the driver says `audit: false`.
+   */
+  readonly audit: (
+    who: Principal,
+    action: string,
+    resourceType: string,
+    resourceId: string | null,
+    clientIp: string | null,
+    requestId: string,
+    status: number,
+    read: boolean
+  ) => void
   /** The workspace of the presented `Authorization` header, or the 401 to answer. */
   readonly authenticate: (authorization: string | null | undefined) => Principal | Problem
   /** POST /api/encounters with a JSON body, stored as received. */

@@ -45,7 +45,8 @@ export const readFlags = () => {
     options: {
       port: { type: "string", default: "0" },
       db: { type: "string" },
-      synchronous: { type: "string", default: "NORMAL" }
+      synchronous: { type: "string", default: "NORMAL" },
+      audit: { type: "string", default: "on" }
     }
   })
   const port = Number(flags.port)
@@ -54,8 +55,9 @@ export const readFlags = () => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error("--port must be an integer from 0 to 65535")
   if (dbPath === undefined || dbPath === "") throw new Error("--db is required")
   if (synchronous !== "FULL" && synchronous !== "NORMAL") throw new Error("--synchronous must be FULL or NORMAL")
+  if (flags.audit !== "on" && flags.audit !== "off") throw new Error("--audit must be on or off")
   if (dbPath !== ":memory:") mkdirSync(dirname(dbPath), { recursive: true })
-  return { port, dbPath, synchronous }
+  return { port, dbPath, synchronous, audit: flags.audit === "on" }
 }
 
 /**
@@ -80,7 +82,7 @@ const SQL = {
     "INSERT INTO workspaces (id, slug, name, created_at) VALUES (?, 'default', 'Default workspace', ?) ON CONFLICT (slug) DO NOTHING",
   defaultWorkspace: "SELECT id FROM workspaces WHERE slug = 'default'",
   insertKey: "INSERT INTO api_keys (id, workspace_id, hash, prefix, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  findKey: `SELECT k.id AS key_id, k.workspace_id, k.scopes, k.revoked_at
+  findKey: `SELECT k.id AS key_id, k.workspace_id, k.prefix, k.scopes, k.revoked_at
    FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = ?`,
   insertRaw: "INSERT INTO raw_requests (id, workspace_id, key_id, received_at, content_type, body) VALUES (?, ?, ?, ?, ?, ?)",
   setRawOutcome: "UPDATE raw_requests SET outcome = ?, result = ? WHERE id = ?",
@@ -101,7 +103,9 @@ const SQL = {
   moveClaim: "UPDATE claims SET status = ?, status_changed_at = ? WHERE id = ? AND workspace_id = ? AND status = ?",
   touchEncounter: "UPDATE encounters SET latest_claim_status = ?, last_event_at = ? WHERE id = ? AND latest_claim_id = ?",
   eventsFirst: `${EVENT_SELECT} WHERE workspace_id = ? ORDER BY seq ASC LIMIT ?`,
-  eventsAfter: `${EVENT_SELECT} WHERE workspace_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`
+  eventsAfter: `${EVENT_SELECT} WHERE workspace_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
+  insertAudit: `INSERT INTO audit_log (id, workspace_id, at, actor_kind, actor_id, actor_name, action, resource_type, resource_id,
+     client_ip, request_id, outcome) VALUES (?, ?, ?, 'key', ?, ?, ?, ?, ?, ?, ?, ?)`
 }
 
 // ---- keys and numbers -------------------------------------------------------------------------
@@ -581,7 +585,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
  * @param {Driver} driver
  * @returns {ReferenceApi}
  */
-export const referenceApi = ({ prepare, transaction, newId }) => {
+export const referenceApi = ({ prepare, transaction, newId, audit = true }) => {
   const s = {
     insertWorkspace: prepare(SQL.insertWorkspace),
     defaultWorkspace: prepare(SQL.defaultWorkspace),
@@ -600,7 +604,24 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
     moveClaim: prepare(SQL.moveClaim),
     touchEncounter: prepare(SQL.touchEncounter),
     eventsFirst: prepare(SQL.eventsFirst),
-    eventsAfter: prepare(SQL.eventsAfter)
+    eventsAfter: prepare(SQL.eventsAfter),
+    insertAudit: prepare(SQL.insertAudit)
+  }
+
+  /**
+   * The audit log encounterd keeps (one row per read or change of patient data, the same table and
+   * indexes), written the way encounterd writes it: a change's row before its answer, reads' rows
+   * gathered over one turn of the event loop and inserted in one transaction. Off with `--audit off`.
+   * @type {Array<ReadonlyArray<string | null>>}
+   */
+  let gathered = []
+  const insertAll = transaction(/** @param {Array<ReadonlyArray<string | null>>} rows */ (rows) => {
+    for (const row of rows) s.insertAudit.run(...row)
+  })
+  const writeGathered = () => {
+    const rows = gathered
+    gathered = []
+    insertAll(rows)
   }
 
   const apiKey = newKey()
@@ -690,6 +711,25 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
   return {
     apiKey,
 
+    /**
+     * Appends the audit row of an answered request (a no-op with `--audit off`).
+     * @param {{ workspaceId: string, keyId: string, prefix: string }} who
+     * @param {string} action
+     * @param {string} resourceType
+     * @param {string | null} resourceId
+     * @param {string | null} clientIp
+     * @param {string} requestId
+     * @param {number} status
+     * @param {boolean} read
+     */
+    audit: (who, action, resourceType, resourceId, clientIp, requestId, status, read) => {
+      if (!audit) return
+      const row = [newId(), who.workspaceId, now(), who.keyId, who.prefix, action, resourceType, resourceId, clientIp, requestId, status < 400 ? "ok" : status === 404 ? "not_found" : "failed"]
+      if (!read) return void s.insertAudit.run(...row)
+      if (gathered.length === 0) setImmediate(writeGathered)
+      gathered.push(row)
+    },
+
     authenticate: (authorization) => {
       const presented = BEARER.exec(authorization ?? "")?.[1]
       if (presented === undefined || !KEY_SHAPE.test(presented)) return problem(401, "unauthorized", "Unauthorized", "An API key is required")
@@ -699,7 +739,7 @@ export const referenceApi = ({ prepare, transaction, newId }) => {
       if (row === null || row === undefined || row.revoked_at !== null || !scopes.includes("encounters")) {
         return problem(401, "unauthorized", "Unauthorized", "The API key is not valid")
       }
-      return { workspaceId: row.workspace_id, keyId: row.key_id, scopes }
+      return { workspaceId: row.workspace_id, keyId: row.key_id, prefix: row.prefix, scopes }
     },
 
     create: (who, contentType, body) => {
