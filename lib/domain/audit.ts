@@ -19,7 +19,8 @@ export type AuditOutcome = typeof AuditOutcome.Type
  * list (no id). `intake_request`: the intake log's raw requests, which hold bodies as received.
  * `x12_file`, `x12_batch`: file contents (and what a file did). `remittance`: a claim's payments
  * (the claim's id). `event`: the event feed, whose payloads name encounters. `audit`: reads of the
- * log itself. `user`: the workspace's users (administration).
+ * log itself. `user`: the workspace's users (administration). `retention`: how long raw requests
+ * and audit entries are kept.
  */
 export const AuditResourceTypes = [
   "encounter",
@@ -32,7 +33,8 @@ export const AuditResourceTypes = [
   "audit",
   "user",
   "status_check",
-  "task"
+  "task",
+  "retention"
 ] as const
 export const AuditResourceType = Schema.Literal(...AuditResourceTypes)
 export type AuditResourceType = typeof AuditResourceType.Type

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { requestDecoder } from "./field-issues.js"
 import { WorkspaceId } from "./ids.js"
 
 /**
@@ -22,3 +23,16 @@ export interface Retention {
 
 /** The audit log may not be set to keep less than a year. */
 export const MIN_AUDIT_DAYS = 366
+
+/** What `GET /api/retention` answers. */
+export const RetentionView = Schema.Struct({
+  raw_request_days: Schema.NullOr(Schema.Number).annotations({ description: "Days raw requests are kept; null: kept" }),
+  audit_days: Schema.Number.annotations({ description: "Days audit entries are kept (at least 366; default 6 years)" })
+})
+
+/** `PATCH /api/retention`: what is not given stays. */
+export const RetentionPatch = Schema.Struct({
+  raw_request_days: Schema.optional(Schema.NullOr(Schema.Number)).annotations({ description: "Whole days, 1 or more; null keeps raw requests" }),
+  audit_days: Schema.optional(Schema.Number).annotations({ description: "Whole days, 366 or more" })
+})
+export const decodeRetentionPatch = requestDecoder(RetentionPatch)

@@ -1,10 +1,10 @@
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { commit } from "./commit.js"
 import { DEFAULT_AUDIT_DAYS } from "../domain/audit.js"
 import { FieldIssue, type StorageError } from "../domain/errors.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
-import { MIN_AUDIT_DAYS, type Retention, type RetentionRecord } from "../domain/retention.js"
+import { decodeRetentionPatch, MIN_AUDIT_DAYS, type Retention, type RetentionRecord } from "../domain/retention.js"
 import { InvalidUserInput } from "../domain/user-errors.js"
 import { Clock, type Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
@@ -31,6 +31,13 @@ export interface RetentionChange {
   readonly raw_request_days?: number | null | undefined
   readonly audit_days?: number | undefined
 }
+
+/** `PATCH /api/retention`'s body, checked and applied (`setRetention`). */
+export const patchRetention = (ws: WorkspaceId, body: unknown) =>
+  Effect.flatMap(
+    Either.mapLeft(decodeRetentionPatch(body), (errors) => new InvalidUserInput({ errors })),
+    (patch) => setRetention(ws, patch)
+  )
 
 /** Sets a workspace's retention; what is not given stays. The audit log is kept a year at least. */
 export const setRetention = (ws: WorkspaceId, change: RetentionChange): Effect.Effect<Retention, InvalidUserInput | StorageError, Storage | Clock | Ids> =>

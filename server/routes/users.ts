@@ -2,9 +2,11 @@ import { Effect, Schema } from "effect"
 import { AuditEntry } from "../../lib/domain/audit.js"
 import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
+import { RetentionPatch, RetentionView } from "../../lib/domain/retention.js"
 import { UserCreate, UserCreated, UserPatch, UserView } from "../../lib/domain/user.js"
 import { Passwords } from "../../lib/ports/passwords.js"
 import { listAudit } from "../../lib/rules/audit.js"
+import { getRetention, patchRetention } from "../../lib/rules/retention.js"
 import { createUser, listUsers, updateUser } from "../../lib/rules/users.js"
 import { readBody, requireJson } from "../body.js"
 import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
@@ -33,6 +35,7 @@ export const AuditQuery = Schema.Struct({
   limit: Schema.optional(Limit),
   page_token: Schema.optional(PageToken)
 })
+const RetentionDocView = RetentionView.annotations({ identifier: "Retention" })
 const AuditPageDoc = Page(AuditEntry.annotations({ identifier: "AuditEntry" })).annotations({ identifier: "AuditPage" })
 
 export const userRoutes: ReadonlyArray<Route> = [
@@ -115,5 +118,41 @@ export const userRoutes: ReadonlyArray<Route> = [
       responses: { 200: { description: "A page of entries", schema: AuditPageDoc }, ...problems(400, 401, 403, 429) }
     },
     ({ principal, query }) => Effect.map(listAudit(principal.workspace.id, query), (page) => json(200, page))
+  ),
+  authed(
+    {
+      method: "GET",
+      path: "/api/retention",
+      operationId: "getRetention",
+      audit: { action: "retention.read", resource: "retention" },
+      tag: TAG,
+      summary: "How long the workspace keeps raw requests and audit entries (scope admin)",
+      description: "`raw_request_days` null: raw requests are kept. The server purges what is past these once a day (`encounterd purge` by hand).",
+      scope: SCOPE,
+      query: NoQuery,
+      responses: { 200: { description: "The retention in force", schema: RetentionDocView }, ...problems(401, 403, 429) }
+    },
+    ({ principal }) => Effect.map(getRetention(principal.workspace.id), (retention) => json(200, retention))
+  ),
+  authed(
+    {
+      method: "PATCH",
+      path: "/api/retention",
+      operationId: "updateRetention",
+      audit: { action: "retention.update", resource: "retention" },
+      tag: TAG,
+      summary: "Change how long the workspace keeps raw requests and audit entries (scope admin)",
+      description:
+        "What is not given stays. `raw_request_days`: whole days, 1 or more, or null to keep raw requests; `audit_days`: whole days, 366 or more. The same as `encounterd retention set`.",
+      scope: SCOPE,
+      query: NoQuery,
+      requestBody: RetentionPatch,
+      responses: { 200: { description: "The retention in force after the change", schema: RetentionDocView }, ...problems(400, 401, 403, 415, 422, 429) }
+    },
+    (input) =>
+      Effect.gen(function* () {
+        const body = yield* jsonBody(input)
+        return json(200, yield* patchRetention(input.principal.workspace.id, body))
+      })
   )
 ]

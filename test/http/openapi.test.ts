@@ -268,6 +268,13 @@ describe("every route, driven over HTTP", () => {
       await hit(server, template, "GET", `${template}?${query}`, { key })
       await hit(server, template, "GET", template, { key: server.keys.a })
     }
+    await hit(server, "/api/retention", "GET", "/api/retention", { key })
+    await hit(server, "/api/retention", "GET", "/api/retention", { key: server.keys.a })
+    await hit(server, "/api/retention", "PATCH", "/api/retention", { key, body: { raw_request_days: 30 } })
+    await hit(server, "/api/retention", "PATCH", "/api/retention", { key, body: { audit_days: 1 } })
+    await hit(server, "/api/retention", "PATCH", "/api/retention", { key: server.keys.a, body: { raw_request_days: 30 } })
+    await hit(server, "/api/retention", "PATCH", "/api/retention", { key, raw: "{", headers: { "content-type": "application/json" } })
+    await hit(server, "/api/retention", "PATCH", "/api/retention", { key, raw: "{}", headers: { "content-type": "text/plain" } })
   })
 
   test("413 and 429 on a server with tiny limits", async () => {

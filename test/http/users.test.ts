@@ -45,6 +45,28 @@ describe("users over the API (scope admin)", () => {
   })
 })
 
+describe("retention over the API (scope admin)", () => {
+  test("defaults, a change, refusals naming the field, another workspace untouched, and the change on the audit log", async () => {
+    const call = api(server)
+    const before = await call("GET", "/api/retention", { key: server.keys.bAdmin })
+    expect(before.status).toBe(200)
+    expect(before.body).toEqual({ raw_request_days: null, audit_days: 6 * 366 })
+    const changed = await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { raw_request_days: 90 } })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toEqual({ raw_request_days: 90, audit_days: 6 * 366 })
+    expect((await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { audit_days: 400 } })).body).toEqual({ raw_request_days: 90, audit_days: 400 })
+    const short = await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { audit_days: 30, raw_request_days: 0 } })
+    expectProblem(short, 422, "validation_failed")
+    expect(short.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["audit_days", "raw_request_days"])
+    expectProblem(await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { raw_request_days: "ninety" } }), 422, "validation_failed")
+    expect((await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { raw_request_days: null } })).body).toEqual({ raw_request_days: null, audit_days: 400 })
+    expectProblem(await call("GET", "/api/retention", { key: server.keys.bWriter }), 403, "forbidden")
+    expect((await call("GET", "/api/retention", admin())).body).toEqual({ raw_request_days: null, audit_days: 6 * 366 })
+    const log = await call("GET", "/api/audit?action=retention.update", { key: server.keys.bAdmin })
+    expect(log.body.items.map((e: { outcome: string }) => e.outcome)).toEqual(["ok", "failed", "failed", "ok", "ok"])
+  })
+})
+
 describe("password sign-in", () => {
   test("a one-time password signs in only to change it; the new one must be 12 characters; then the console opens", async () => {
     const made = await api(server)("POST", "/api/users", { ...admin(), body: { email: "erin@clinic.test", role: "viewer" } })
