@@ -3,6 +3,7 @@ import type { AuditActor, AuditOutcome, AuditRecord, AuditResourceType } from ".
 import { StorageError } from "../lib/domain/errors.js"
 import type { WorkspaceId } from "../lib/domain/ids.js"
 import { appendAuditEntries, auditEntry } from "../lib/rules/audit.js"
+import { type CarriedAudit, carryingAudit } from "../lib/rules/audit-carry.js"
 import { log } from "./log.js"
 import type { HttpFailure } from "./problem.js"
 import type { Reply, Services } from "./route.js"
@@ -93,7 +94,8 @@ const outcomeOf = (exit: Exit.Exit<Reply, HttpFailure>): AuditOutcome => {
 
 /**
  * Runs a route's work and appends its audit entry, then answers: a change's entry is committed
- * before the answer leaves, a read's is queued for the next commit. When the database refuses the entry (a full disk, a lock held past the busy
+ * with the change itself (or, when the change wrote nothing, before the answer leaves); a read's
+ * is gathered for the turn's write of reads' entries. When the database refuses the entry (a full disk, a lock held past the busy
  * timeout, PostgreSQL unreachable), the answer still goes out, as reads keep working through such
  * faults, and the missing entry is logged at level error with the request id and the action (never
  * the patient data), so the gap is on record where the operator looks.
@@ -102,8 +104,7 @@ export const audited = (decl: AuditDecl, context: AuditContext, work: Effect.Eff
   Effect.gen(() => auditedGen(decl, context, work))
 
 function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect<Reply, HttpFailure, Services>) {
-  const exit = yield* Effect.exit(work)
-  const entry = yield* auditEntry({
+  const fact = (outcome: AuditOutcome) => ({
     workspaceId: context.workspaceId,
     actor: context.actor,
     action: decl.action,
@@ -111,13 +112,28 @@ function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect
     resourceId: decl.idParam === undefined ? null : (context.params[decl.idParam] ?? null),
     clientIp: context.clientIp ?? null,
     requestId: context.requestId,
-    outcome: outcomeOf(exit)
+    outcome
   })
-  // A read is answered without waiting for its entry's commit (it is gathered and committed with
-  // the other reads' entries of its turn), so a read costs no write of its own and is not held up
-  // by a database that will not take writes (a lock held by another process); a change waits.
-  if (context.method === "GET" || context.method === "HEAD") context.reads.add(entry)
-  else yield* Effect.catchAll(appendAuditEntries([entry]), (e) => missing([entry], e))
+  if (context.method === "GET" || context.method === "HEAD") {
+    // A read is answered without waiting for its entry's commit (it is gathered and committed with
+    // the other reads' entries of its turn), so a read costs no write of its own and is not held up
+    // by a database that will not take writes (a lock held by another process).
+    const exit = yield* Effect.exit(work)
+    context.reads.add(yield* auditEntry(fact(outcomeOf(exit))))
+    return yield* exit
+  }
+  // A change's entry rides on the change's own first write (`carryingAudit`): committed with it,
+  // as `ok` (`failed` when the write records a refusal, as a rejected create's intake entry). A
+  // change that wrote nothing (refused, invalid, not found) appends its entry with the outcome,
+  // and waits for it; so does one whose outcome turned out other than its write said (a second
+  // entry, same request id: the write stands, and so does the failure).
+  const carried: CarriedAudit = { entry: yield* auditEntry(fact("ok")), state: "open" }
+  const exit = yield* Effect.exit(carryingAudit(carried, work))
+  const outcome = outcomeOf(exit)
+  if (carried.state !== "written" || carried.outcome !== outcome) {
+    const entry = carried.state === "written" ? yield* auditEntry(fact(outcome)) : { ...carried.entry, outcome }
+    yield* Effect.catchAll(appendAuditEntries([entry]), (e) => missing([entry], e))
+  }
   return yield* exit
 }
 

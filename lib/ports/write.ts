@@ -25,6 +25,11 @@ export interface Write<Refusal = never> {
   readonly causes?: ReadonlyArray<TaskCauseInput>
   /** Claims whose open tasks this write closes although they do not move (a corrected claim sent in their place). */
   readonly closings?: ReadonlyArray<TaskClosingInput>
+  /**
+   * The write records a refusal (a rejected request kept in the intake log): the request's audit
+   * entry, when this write carries it (`rules/audit-carry.ts`), says `failed`, not `ok`.
+   */
+  readonly refusal?: true
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import type { StorageError } from "../domain/errors.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import type { WebhookSubscription } from "../domain/webhook.js"
@@ -6,6 +6,7 @@ import { Ids } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import type { CommittedWrite, Step, Write, WriteResult } from "../ports/write.js"
 import { notifyDeliveries } from "../webhooks/signal.js"
+import { claimCarried } from "./audit-carry.js"
 import { TaskRace, taskSteps } from "./task-steps.js"
 import { deliveriesFor } from "./webhook-outbox.js"
 
@@ -22,7 +23,19 @@ import { deliveriesFor } from "./webhook-outbox.js"
  * made again from a fresh read, so the rule never sees that refusal.
  */
 export const commit = <R>(write: Write<R>): Effect.Effect<WriteResult<R>, StorageError, Storage | Ids> =>
-  Effect.gen(() => commitGen(write))
+  Effect.gen(() => carryGen(write))
+
+/**
+ * A request's change carries its audit entry (`audit-carry.ts`): the first write in its scope that
+ * writes anything adds the entry's insert, and the entry is written exactly when the write is.
+ */
+function* carryGen<R>(write: Write<R>) {
+  const carried = write.steps.length === 0 ? undefined : yield* claimCarried<R>(write.refusal === true)
+  if (carried === undefined) return yield* commitGen(write)
+  const exit = yield* Effect.exit(Effect.gen(() => commitGen<R>({ ...write, steps: [...write.steps, carried.step] })))
+  carried.settle(Exit.isSuccess(exit) && exit.value._tag === "Written")
+  return yield* exit
+}
 
 function* commitGen<R>(write: Write<R>) {
   if (!hasTaskWork(write)) return yield* commitSteps(write)

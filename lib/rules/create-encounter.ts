@@ -67,7 +67,7 @@ function* intakeEncounterGen(req: IntakeRequest) {
     result
   })
   const reject = (errors: ReadonlyArray<FieldIssue>, external_id: string | null) =>
-    commit({ operation: "rejectEncounter", steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
+    commit({ operation: "rejectEncounter", refusal: true, steps: [insert("raw_requests", raw({ outcome: "rejected", errors }, external_id))] })
   const duplicate = (encounter_id: EncounterId, external_id: string) =>
     commit({ operation: "replayEncounter", steps: [insert("raw_requests", raw({ outcome: "duplicate", encounter_id }, external_id))] })
       .pipe(Effect.as({ encounter_id, duplicate: true, raw_request_id: received.id } satisfies IntakeResult))

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Fiber, Layer } from "effect"
 import type { WorkspaceId } from "../../lib/domain/ids.js"
 import { type Clock, Ids } from "../../lib/ports/clock.js"
 import { type PasswordHasher, Passwords } from "../../lib/ports/passwords.js"
 import { Storage } from "../../lib/ports/storage.js"
-import { appendAudit, exportAudit, listAudit } from "../../lib/rules/audit.js"
+import { appendAudit, auditEntry, exportAudit, listAudit } from "../../lib/rules/audit.js"
+import { type CarriedAudit, carryingAudit } from "../../lib/rules/audit-carry.js"
+import { commit } from "../../lib/rules/commit.js"
+import { insert } from "../../lib/ports/write.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { listIntakeRequests } from "../../lib/rules/intake-log.js"
 import { lockMs, signInWithPassword } from "../../lib/rules/password-sign-in.js"
@@ -138,6 +141,37 @@ export const usersAuditContract = (
         clock.control.advance(6 * 366 * DAY)
         const later = yield* purgeWorkspace(ws, false)
         assert.deepEqual([later.audit_entries, (yield* listAudit(ws, {})).items.length], [1, 0])
+      }),
+      clock
+    )
+  })
+
+  test("a change carries its audit entry: written with its first write that stands, not with a refused one, nor by a forked fiber", () => {
+    const clock = manual()
+    return run(
+      Effect.gen(function* () {
+        const ws = yield* workspace("clinic-carry")
+        const entry = yield* auditEntry({ workspaceId: ws, actor: { kind: "key", id: "k", name: "eik_x" }, action: "encounter.create", resourceType: "encounter", resourceId: null, clientIp: null, requestId: "r-1", outcome: "ok" })
+        const carried: CarriedAudit = { entry, state: "open" }
+        // A forked fiber's write does not take it.
+        const forked = yield* Effect.fork(intakeEncounter({ workspace_id: ws, body: new TextEncoder().encode(JSON.stringify(validPayload("carry-forked"))) }))
+        yield* carryingAudit(carried, Fiber.join(forked))
+        assert.equal(carried.state, "open")
+        assert.equal((yield* listAudit(ws, {})).items.length, 0)
+        // A refused write (the same external id taken) leaves it open; the next write takes it, once.
+        const taken = yield* carryingAudit(carried, commit({ operation: "refused", steps: [insert("retention_settings", { id: ws, workspace_id: ws, raw_request_days: null, audit_days: 3000, updated_at: entry.at }, { unique: "workspace", refuse: () => "taken" as const })] }))
+        assert.equal(taken._tag, "Written")
+        assert.equal(carried.state, "written")
+        const again = yield* carryingAudit(carried, commit({ operation: "refused", steps: [insert("retention_settings", { id: `${ws}-2`, workspace_id: ws, raw_request_days: null, audit_days: 3000, updated_at: entry.at }, { unique: "workspace", refuse: () => "taken" as const })] }))
+        assert.equal(again._tag, "Refused")
+        const log = (yield* listAudit(ws, {})).items
+        assert.deepEqual(log.map((e) => [e.request_id, e.outcome]), [["r-1", "ok"]])
+        // A refused write on an open entry leaves it open.
+        const open: CarriedAudit = { entry: { ...entry, id: `${entry.id}-b`, request_id: "r-2" }, state: "open" }
+        const refused = yield* carryingAudit(open, commit({ operation: "refused", steps: [insert("retention_settings", { id: `${ws}-3`, workspace_id: ws, raw_request_days: null, audit_days: 3000, updated_at: entry.at }, { unique: "workspace", refuse: () => "taken" as const })] }))
+        assert.equal(refused._tag, "Refused")
+        assert.equal(open.state, "open")
+        assert.equal((yield* listAudit(ws, {})).items.length, 1)
       }),
       clock
     )

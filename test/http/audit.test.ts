@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { servedRoutes } from "../../server/api.js"
 import { seedEncounters, seedExchange, type SeededExchange, sendRejected } from "../support/console-seed.js"
 import { startTestServer, type TestServer } from "../support/server.js"
+import { validPayload } from "../support/payloads.js"
 import { api, expectProblem } from "./client.js"
 import { consoleCall, signInConsole } from "./console-support.js"
 
@@ -95,6 +96,22 @@ describe("each read path appends an entry, with no patient data in it", () => {
     const other = await api(server)("GET", "/api/audit?limit=100", { key: server.keys.bAdmin })
     expect(other.body.items.every((e: { workspace_id: string }) => e.workspace_id === server.workspaces.b)).toBe(true)
     expect(other.body.items.some((e: { resource: { id: string } }) => e.resource.id === missing)).toBe(false)
+  })
+
+  test("a change's entry is written with the change (one entry, ok); a rejected create's intake write carries it as failed; a refused move appends its own", async () => {
+    const call = api(server)
+    const made = await call("POST", "/api/encounters", { key: server.keys.aWriter, body: validPayload("aud-carry-1") })
+    expect(made.status).toBe(202)
+    const rejected = await call("POST", "/api/encounters", { key: server.keys.aWriter, body: { ...validPayload("aud-carry-2"), patient: null } })
+    expect(rejected.status).toBe(422)
+    const claim = String((await call("GET", `/api/encounters/${made.body.encounter_id}`)).body.latest_claim.id)
+    expect((await call("POST", `/api/claims/${claim}/status`, { key: server.keys.aWriter, body: { status: "coded" } })).status).toBe(200)
+    expect((await call("POST", `/api/claims/${claim}/status`, { key: server.keys.aWriter, body: { status: "draft" } })).status).toBe(409)
+    const byRequest = async (requestId: string | null) => (await auditOf("limit=100")).filter((e) => e.request_id === requestId)
+    expect((await byRequest(made.headers.get("x-request-id"))).map((e) => [e.action, e.outcome])).toEqual([["encounter.create", "ok"]])
+    expect((await byRequest(rejected.headers.get("x-request-id"))).map((e) => [e.action, e.outcome])).toEqual([["encounter.create", "failed"]])
+    const moves = (await auditOf(`resource=${claim}&action=claim.status`)).map((e) => e.outcome)
+    expect(moves).toEqual(["failed", "ok"])
   })
 
   test("filters by actor, action and time; pages; refuses an unknown parameter; needs the admin scope", async () => {

@@ -60,7 +60,7 @@ describe("retention over the API (scope admin)", () => {
     expect(short.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["audit_days", "raw_request_days"])
     expectProblem(await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { raw_request_days: "ninety" } }), 422, "validation_failed")
     expect((await call("PATCH", "/api/retention", { key: server.keys.bAdmin, body: { raw_request_days: null } })).body).toEqual({ raw_request_days: null, audit_days: 400 })
-    expectProblem(await call("GET", "/api/retention", { key: server.keys.bWriter }), 403, "forbidden")
+    expectProblem(await call("GET", "/api/retention", { key: server.keys.b }), 403, "forbidden")
     expect((await call("GET", "/api/retention", admin())).body).toEqual({ raw_request_days: null, audit_days: 6 * 366 })
     const log = await call("GET", "/api/audit?action=retention.update", { key: server.keys.bAdmin })
     expect(log.body.items.map((e: { outcome: string }) => e.outcome)).toEqual(["ok", "failed", "failed", "ok", "ok"])
