@@ -249,7 +249,7 @@ const countSoak = async (): Promise<string> => {
 /** Requirements of the timed soak (the performance issue's). */
 const GROWTH_LIMIT = 1.05
 const PEAK_LIMIT_MIB = 150
-/** Requests per workspace in one cycle of the sequence wrk repeats: 1,000 claim moves and 4,000 creates a cycle. */
+/** Requests per workspace in one cycle of the sequence wrk repeats: 1,000 claims moved there and back, 4,000 creates. */
 const CYCLE = 40_000
 
 /** `encounterd <args> --db <db>` with the binary; answers the JSON object it prints. */
@@ -448,7 +448,8 @@ const timedSoak = async (): Promise<string> => {
   // The sequence: one mixedSequence per workspace, interleaved. Reads and creates are marked for
   // the script to fill in at each request; claim moves use the workspace's claims:write key.
   const template = validPayload("template")
-  const perWorkspace = workspaces.map((w) => mixedSequence(w.ids, w.claims, () => "", CYCLE))
+  // A workspace with fewer claims than a cycle moves gets a shorter cycle, so moves stay 5 %.
+  const perWorkspace = workspaces.map((w) => mixedSequence(w.ids, w.claims, () => "", Math.min(CYCLE, (w.claims.length * CYCLE) / movesPerCycle)))
   const line = (w: number, r: SequencedRequest): string => {
     const method = r.method ?? "GET"
     const kind = method === "POST" && r.path === "/api/encounters" ? "create" : method === "GET" && /^\/api\/encounters\/[0-9a-f-]{36}$/.test(r.path) ? "read" : "fixed"
