@@ -11,6 +11,17 @@
  * what the audit log costs a server written by hand. `--baseline REV --targets ...,baseline` adds
  * an earlier build of encounterd, built from a git worktree of REV.
  *
+ * Two scenarios measure routes only encounterd has (a Scenario's `only`; the table shows "—" for the
+ * references and a --baseline build), on claims of their own made in untimed setup
+ * (bench/claim-pool.ts): encounters created through the API, each claim moved draft ->
+ * submitted_to_payer -> rejected with the status API, which opens a rejection task for it.
+ *
+ *   task list page (100)  GET /api/tasks?limit=100 over 3,000 open tasks (checked to list 100 before each run)
+ *   claim correction      POST /api/claims/{id}/corrections {"action":"resubmit"}, a different rejected
+ *                         claim per request from a pool of 4,000 per second of --duration (a claim takes
+ *                         one correction: another answers 409); after each run the claims the
+ *                         corrections made are moved to rejected in turn, refilling the pool
+ *
  * All targets are started up front and stay up; each scenario runs on one target after another
  * under the same load, and `--rounds R` repeats that alternation R times (the table shows each
  * target's best round). On PostgreSQL (--postgres) only encounterd runs, with one or two instances.
@@ -39,6 +50,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { validPayload } from "../test/support/payloads.js"
 import { databaseUrl } from "../test/support/postgres.js"
+import { checkTaskPage, type ClaimPool, correctionSequence, growPool, refillPool } from "./claim-pool.js"
 import { buildCompat } from "./reference/build-compat.js"
 import {
   cpuMicros,
@@ -384,6 +396,11 @@ interface LoadConfig {
   readonly sequence?: ReadonlyArray<SequencedRequest>
   /** Another key than the target's (a `claims:write` one). */
   readonly key?: string
+  /**
+   * Each request of `sequence` may be sent once (a correction: a second one is refused): two
+   * instances' loads take disjoint shares of it (entries i, i + 2, ...) instead of the whole.
+   */
+  readonly once?: boolean
 }
 
 /** One load process's figures, whichever tool made them. */
@@ -635,9 +652,16 @@ interface Scenario {
   readonly name: string
   readonly unique: boolean
   readonly config: (target: Target, round: number) => LoadConfig | Promise<LoadConfig>
-  /** Runs after each run on a target (not timed). */
-  readonly after?: (target: Target) => Promise<void>
+  /** Runs after each run on a target (not timed), with the run's figures. */
+  readonly after?: (target: Target, result: Combined) => Promise<void>
+  /**
+   * The targets that have the scenario's routes, when not all do (routes newer than the references
+   * and an older --baseline build): it runs on these alone, and the table shows "—" for the others.
+   */
+  readonly only?: ReadonlyArray<TargetName>
 }
+
+const runsOn = (s: Scenario, t: TargetName): boolean => s.only === undefined || s.only.includes(t)
 
 /** A copy in a random order (Fisher-Yates). */
 const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
@@ -714,11 +738,96 @@ const allScenarios: readonly Scenario[] = [
     after: async (t) => {
       for (const server of t.servers) await resetClaims(server.url, t.writeKey, t.claims.slice(0, Math.ceil((MIXED_LENGTH * MIX.move) / 200)))
     }
+  },
+  // The last two run last: the encounters made for their pool (encounterd only) would otherwise
+  // give encounterd a larger table than the references' in the scenarios after them.
+  {
+    name: "task list page (100)",
+    unique: false,
+    only: ["encounterd"],
+    // The work queue's first page over TASK_POOL open tasks, made as users get them (claims
+    // rejected through the status API, untimed); checked to list a full page before every run.
+    config: async (t) => {
+      await poolOf(t, TASK_POOL)
+      await checkTaskPage(firstServer(t).url, t.key, TASK_PAGE, 100)
+      return { path: TASK_PAGE }
+    }
+  },
+  {
+    name: "claim correction",
+    unique: false,
+    only: ["encounterd"],
+    // A resubmit of a different rejected claim per request (a claim takes one correction: a second
+    // answers 409); afterwards the claims the run made are rejected in turn (untimed).
+    config: async (t) => {
+      const pool = await poolOf(t, CORRECTION_POOL)
+      return { path: "/api/claims", method: "POST", key: t.writeKey, sequence: correctionSequence(pool), once: true }
+    },
+    after: async (t, result) => {
+      const pool = await poolOf(t, CORRECTION_POOL)
+      const started = performance.now()
+      const corrected = await refillPool(firstServer(t).url, t.key, t.writeKey, pool, POOL_PREFIX)
+      console.error(
+        `${t.name}: ${corrected} of the pool's ${pool.claims.length} claims corrected (${result.total} requests answered); ` +
+          `their new claims rejected again in ${fmt((performance.now() - started) / 1000)} s`
+      )
+      if (result.total >= pool.claims.length || result.non2xx > 0) {
+        console.error(`${t.name}: the correction pool may have run out (${result.non2xx} answers outside 2xx): raise CORRECTIONS_PER_S`)
+      }
+      // A faster machine than the pool was sized for: later rounds get half as much again as this one asked for.
+      await poolOf(t, inLanes(Math.max(corrected, result.total) * 1.5))
+    }
   }
 ]
 
 /** The mixed scenario's cycle: long enough that a 5 s run at a few thousand req/s rarely comes round again. */
 const MIXED_LENGTH = 20_000
+
+// ---- the work queue and corrections (encounterd only) ------------------------------------------
+
+const TASK_PAGE = "/api/tasks?limit=100"
+/** Open tasks under the task list: a few thousand, so its page is a small part of the queue. */
+const TASK_POOL = 3_000
+/**
+ * Corrections per second the pool is sized for: a claim corrected twice answers 409, so the pool
+ * holds this many claims per second of a run, a multiple of the wrk threads and instances (equal
+ * shares that run out together). A correction is a write: 1.1 to 2.3k/s on a 2-core machine, where
+ * one run corrected 79 % of a pool of 3,000 per second; faster machines need the headroom.
+ */
+const CORRECTIONS_PER_S = 4_000
+/** `n` rounded up to a multiple of the lanes the load takes a sequence in (wrk threads of each instance). */
+const inLanes = (n: number): number => {
+  const lanes = threads * instances
+  return Math.ceil(n / lanes) * lanes
+}
+const CORRECTION_POOL = inLanes(duration * CORRECTIONS_PER_S)
+
+const firstServer = (t: Target): Server => {
+  const first = t.servers[0]
+  if (first === undefined) throw new Error(`${t.name}: no server`)
+  return first
+}
+
+/** The external ids of the pool's encounters start with it (and no others' do: the pool is read back by it). */
+const POOL_PREFIX = `pool-${runId}-`
+
+/** Each target's pool of rejected claims (bench/claim-pool.ts), shared by the two scenarios. */
+const pools = new Map<TargetName, ClaimPool>()
+
+/** The target's pool, grown to at least `size` claims on its first server (instances share one database). */
+const poolOf = async (t: Target, size: number): Promise<ClaimPool> => {
+  const pool = pools.get(t.name) ?? { encounters: [], claims: [] }
+  pools.set(t.name, pool)
+  const had = pool.claims.length
+  if (had < size) {
+    const started = performance.now()
+    await growPool(firstServer(t).url, t.key, t.writeKey, pool, size, POOL_PREFIX)
+    console.error(
+      `${t.name}: ${size - had} encounters made for the claim pool, their claims moved to rejected, in ${fmt((performance.now() - started) / 1000)} s (untimed)`
+    )
+  }
+  return pool
+}
 
 const scenarioWords = flags.scenarios?.split(",").map((w) => w.trim()).filter((w) => w !== "")
 const scenarios: readonly Scenario[] =
@@ -727,12 +836,18 @@ if (scenarios.length === 0) throw new Error(`--scenarios matches none of: ${allS
 
 /**
  * A scenario as sent to instance `i`: unique creates get a prefix per instance, so two loads
- * never send the same `external_id` (which would turn creates into replays).
+ * never send the same `external_id` (which would turn creates into replays), and a sequence of
+ * requests that may be sent once is split between the instances.
  */
-const forInstance = (scenario: LoadConfig, i: number, of: number): LoadConfig =>
-  scenario.uniqueBody === undefined || of === 1
+const forInstance = (scenario: LoadConfig, i: number, of: number): LoadConfig => {
+  if (of === 1) return scenario
+  if (scenario.once === true && scenario.sequence !== undefined) {
+    return { ...scenario, sequence: scenario.sequence.filter((_, j) => j % of === i) }
+  }
+  return scenario.uniqueBody === undefined
     ? scenario
     : { ...scenario, uniqueBody: { ...scenario.uniqueBody, prefix: `${scenario.uniqueBody.prefix}-i${i + 1}` } }
+}
 
 /** One run of a scenario on one target: a load per instance, all at once. */
 const runOnce = async (dir: string, target: Target, config: LoadConfig): Promise<Combined> => {
@@ -793,6 +908,10 @@ const singleTable = (rows: ReadonlyArray<{ name: string; result: Combined; rss: 
     )
   ].join("\n")
 
+/** A table cell of a target the scenario does not run on (its route is newer than that server). */
+const NOT_RUN = "—"
+const shownOr = (n: number | undefined, digits: number): string => (n === undefined ? NOT_RUN : fmt(n, digits))
+
 /** The side-by-side table: best req/s of each target, encounterd's latency, encounterd ÷ fastify-ref. */
 const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>): string => {
   const withEnc = targetNames.includes("encounterd")
@@ -826,15 +945,17 @@ const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell
     const base = bestOf("baseline")
     const all = [...row.values()].flatMap((c) => c.runs)
     const sum = (f: (r: Combined) => number) => all.reduce((acc, r) => acc + f(r), 0)
+    const ratio = (a: Combined | undefined, b: Combined | undefined) => (a === undefined || b === undefined ? NOT_RUN : fmt(a.reqPerSec / b.reqPerSec, 2))
+    // Every column keeps its place: a target the scenario did not run on shows NOT_RUN.
     const values = [
       s.name,
-      ...targetNames.map((t) => fmt(bestOf(t)?.reqPerSec ?? Number.NaN, 0)),
-      ...targetNames.map((t) => fmt(cpuOf(row.get(t)), 0)),
-      ...targetNames.map((t) => fmt(bestOf(t)?.p99 ?? Number.NaN, 1)),
-      ...(withEnc && enc !== undefined ? [fmt(enc.p50, 1), fmt(enc.p999, 1)] : []),
-      ...(withBaseRatio && enc !== undefined && base !== undefined ? [fmt(enc.reqPerSec / base.reqPerSec, 2)] : []),
-      ...(withBunRatio && enc !== undefined && bunRef !== undefined ? [fmt(enc.reqPerSec / bunRef.reqPerSec, 2)] : []),
-      ...(withRatio && enc !== undefined && fastify !== undefined ? [fmt(enc.reqPerSec / fastify.reqPerSec, 2)] : []),
+      ...targetNames.map((t) => shownOr(bestOf(t)?.reqPerSec, 0)),
+      ...targetNames.map((t) => shownOr(row.has(t) ? cpuOf(row.get(t)) : undefined, 0)),
+      ...targetNames.map((t) => shownOr(bestOf(t)?.p99, 1)),
+      ...(withEnc ? [shownOr(enc?.p50, 1), shownOr(enc?.p999, 1)] : []),
+      ...(withBaseRatio ? [ratio(enc, base)] : []),
+      ...(withBunRatio ? [ratio(enc, bunRef)] : []),
+      ...(withRatio ? [ratio(enc, fastify)] : []),
       `${sum((r) => r.non2xx)} / ${sum((r) => r.errors)} / ${sum((r) => r.timeouts)}`
     ]
     lines.push(`| ${values.join(" | ")} |`)
@@ -868,7 +989,7 @@ const statusLine = (name: string, row: ReadonlyMap<TargetName, Cell>): string =>
       `${shown(t)} ${fmt(b.reqPerSec, 0)} req/s${roundsText}, p50 ${fmt(b.p50, 1)} / p99 ${fmt(b.p99, 1)} / p99.9 ${fmt(b.p999, 1)} ms, ${requests} requests${statuses}${split}`
     ]
   })
-  return `- ${name}: ${parts.join("; ")}`
+  return `- ${name}: ${parts.length === 0 ? "not run (no target has its routes)" : parts.join("; ")}`
 }
 
 /** Counts of 5xx answers, error-level lines and answers by method and status in encounterd's request log. */
@@ -968,18 +1089,21 @@ const main = async () => {
     const cells = new Map<string, Map<TargetName, Cell>>()
     const afterCreate = new Map<TargetName, number>()
     for (const s of scenarios) {
-      const row = new Map<TargetName, Cell>(targets.map((t) => [t.name, { runs: [], rss: [] }]))
+      // Only the targets that have the scenario's routes get a cell; the others show "—".
+      const mine = targets.filter((t) => runsOn(s, t.name))
+      const row = new Map<TargetName, Cell>(mine.map((t) => [t.name, { runs: [], rss: [] }]))
       cells.set(s.name, row)
+      if (mine.length === 0) console.error(`${s.name}: skipped, it runs on ${s.only?.join(", ") ?? "?"} only`)
       for (let round = 0; round < rounds; round++) {
         // Each round starts one target further along, so no target always runs first.
-        const order = targets.map((_, i) => targets[(i + round) % targets.length]).filter((t) => t !== undefined)
+        const order = mine.map((_, i) => mine[(i + round) % mine.length]).filter((t) => t !== undefined)
         for (const target of order) {
           const shares = target.servers.length === 1 ? [connections] : connectionShares()
           console.error(
             `${s.name}: ${target.name}${rounds === 1 ? "" : `, round ${round + 1}/${rounds}`}, ${duration} s with ${shares.join(" + ")} connections (${loadTool})...`
           )
           const result = await runOnce(dir, target, await s.config(target, round))
-          await s.after?.(target)
+          await s.after?.(target, result)
           const cell = row.get(target.name)
           cell?.runs.push(result)
           if (s.unique) await checkAlive(target, s.name)
@@ -1035,6 +1159,13 @@ const main = async () => {
       }
       if (targetNames.includes("encounterd") && targetNames.includes("fastify-ref")) {
         notes.push("encounterd ÷ fastify-ref: encounterd's req/s over fastify-ref's; ≥ 1.00 means at or above Fastify.")
+      }
+      const notRun = scenarios.filter((s) => targetNames.some((t) => !runsOn(s, t)))
+      if (notRun.length > 0) {
+        notes.push(
+          `${NOT_RUN}: not run on that target; ${notRun.map((s) => `${s.name} runs on ${s.only?.map(shown).join(", ") ?? "?"} only`).join(", ")} ` +
+            "(routes the reference servers and an older --baseline build do not have)."
+        )
       }
       notes.push(
         "Peak RSS is VmHWM from /proc/<pid>/status (the process's high-water mark since start, seeding included): " +
