@@ -47,12 +47,27 @@ export interface PhaseShare {
   readonly self: ReadonlyArray<readonly [string, number]>
 }
 
+/**
+ * A wait between two samples longer than this (µs) is a gap: the sampler records nothing while the
+ * thread waits (for I/O, an fsync, a timer) or while the OS runs something else on its core.
+ */
+const GAP_US = 10_000
+
+/** Back-to-back samples of one phase: from the first to the last, in ms from the window's start. */
+export interface Segment {
+  readonly label: string
+  readonly from: number
+  readonly to: number
+}
+
 /** What a window's samples add up to, in milliseconds of sampled CPU. */
 export interface WindowProfile {
   readonly sampledMs: number
   readonly samples: number
   /** Per phase label ("other": no phase matched), highest first. */
   readonly phases: ReadonlyArray<PhaseShare>
+  /** The phases in time order, with "gap" for more than 10 ms without a sample. */
+  readonly timeline: ReadonlyArray<Segment>
   /** Functions by self time: [name and place, ms], highest first. */
   readonly self: ReadonlyArray<readonly [string, number]>
   /** The project's own functions (under `root`, outside node_modules) by total time (on the stack). */
@@ -79,6 +94,7 @@ export const profileWindow = (file: string, fromMs: number, toMs: number, root: 
   const self = new Map<string, number>()
   const total = new Map<string, number>()
   const byPhase = new Map<string, Map<string, number>>()
+  const timeline: Array<{ label: string; from: number; to: number }> = []
   let at = p.startTime
   let sampledUs = 0
   let count = 0
@@ -105,6 +121,13 @@ export const profileWindow = (file: string, fromMs: number, toMs: number, root: 
     const phaseSelf = byPhase.get(phase) ?? new Map<string, number>()
     byPhase.set(phase, phaseSelf)
     phaseSelf.set(stack[0] ?? "", (phaseSelf.get(stack[0] ?? "") ?? 0) + weight)
+    // A sample stands for the interval before it (at most the cap); a longer wait is a gap.
+    const end = at / 1000 - fromMs
+    const current = timeline[timeline.length - 1]
+    if (delta > GAP_US && current !== undefined) timeline.push({ label: "gap", from: current.to, to: end - weight / 1000 })
+    const last = timeline[timeline.length - 1]
+    if (last !== undefined && last.label === phase) last.to = end
+    else timeline.push({ label: phase, from: end - weight / 1000, to: end })
   })
   const ranked = (m: Map<string, number>) => [...m].map(([k, us]) => [k, us / 1000] as const).sort((a, b) => b[1] - a[1])
   const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0) / 1000
@@ -112,6 +135,7 @@ export const profileWindow = (file: string, fromMs: number, toMs: number, root: 
     sampledMs: sampledUs / 1000,
     samples: count,
     phases: [...byPhase].map(([label, m]) => ({ label, ms: sum(m), self: ranked(m) })).sort((a, b) => b.ms - a.ms),
+    timeline,
     self: ranked(self),
     total: ranked(total)
   }

@@ -30,7 +30,7 @@ import { parseArgs } from "node:util"
 import { buildArgs } from "../scripts/build-args.js"
 import { insurancePayload } from "../test/support/payloads.js"
 import { make277, make835, type Paid835Claim } from "../test/support/x12-files.js"
-import { type Phase, profileWindow } from "./cpu-profile.js"
+import { type Phase, profileWindow, type Segment } from "./cpu-profile.js"
 import { cpuMicros, encounterdWriteKey } from "./scenario-data.js"
 import { completeLines, createEncounters, fmt, machineLine, percentile, root, scratch } from "./support.js"
 
@@ -415,9 +415,14 @@ const runRound = async (round: number, binary: string | undefined): Promise<Roun
       reads: latency(load.samples, w.from, w.to)
     })
   )
-  const profile = flags.profile ? profileReport(profDir, round, windows) : undefined
+  // With readers, the baseline second too: what the server does when only reads come in.
+  const profiled = readers === 0 ? windows : [{ kind: "baseline (reads only)", from: baselineStart, to: baselineStart + BASELINE_MS }, ...windows]
+  const profile = flags.profile ? profileReport(profDir, round, profiled) : undefined
   return { baseline, imports, failures: load.failures(), problems, seedSeconds, ...(profile === undefined ? {} : { profile }) }
 }
+
+/** A window's phases are listed in time order up to this many segments (an import's are a few dozen; a second of reads, thousands). */
+const TIMELINE_SEGMENTS = 60
 
 /**
  * The import's phases, told apart by a frame on the sampled stack (the first match wins): the write
@@ -451,18 +456,25 @@ const profileReport = (dir: string, round: number, windows: ReadonlyArray<{ kind
     "|---:|---:|---|",
     ...rows.slice(0, top).map(([name, ms]) => `| ${fmt(ms)} | ${fmt((100 * ms) / total, 0)} % | \`${name}\` |`)
   ]
+  const segments = (list: ReadonlyArray<Segment>) => list.map((t) => `${t.label.split(" ")[0]} ${fmt(t.from, 0)}–${fmt(t.to, 0)}`).join(", ")
   return windows
     .flatMap((w) => {
       // Epoch milliseconds, the profile's clock.
       const p = profileWindow(join(dir, json), performance.timeOrigin + w.from, performance.timeOrigin + w.to, root, PHASES)
       return [
-        `#### ${w.kind}: ${fmt(w.to - w.from)} ms at the client, ${fmt(p.sampledMs)} ms sampled on the server (${p.samples} samples)`,
+        `#### ${w.kind}: a window of ${fmt(w.to - w.from)} ms at the client, ${fmt(p.sampledMs)} ms sampled on the server (${p.samples} samples)`,
         "",
         "| phase | ms | share | its functions by self time (ms) |",
         "|---|---:|---:|---|",
         ...p.phases.map(
           (ph) => `| ${ph.label} | ${fmt(ph.ms)} | ${fmt((100 * ph.ms) / p.sampledMs, 0)} % | ${ph.self.slice(0, 5).map(([f, ms]) => `\`${f}\` ${fmt(ms)}`).join(", ")} |`
         ),
+        "",
+        p.timeline.length <= TIMELINE_SEGMENTS
+          ? `In time order (ms from the window's start; each phase by its first word; "gap": more than 10 ms without a sample, the server waiting or not scheduled): ` +
+            segments(p.timeline) + "."
+          : `The longest of its ${p.timeline.length} segments of one phase (ms from the window's start): ` +
+            segments([...p.timeline].sort((a, b) => b.to - b.from - (a.to - a.from)).slice(0, 8)) + ".",
         "",
         "By self time:",
         "",
