@@ -138,11 +138,17 @@ export const scratch = (prefix: string): Scratch => {
 }
 
 /**
- * Creates one encounter per external id (`validPayload`) through the API, 16 requests at a time;
- * answers the new encounters' ids in the order they were created. Any answer but 202 throws,
- * `what` naming the work in the message.
+ * Creates one encounter per external id (`payload`, by default `validPayload`) through the API, 16
+ * requests at a time; answers the new encounters' ids in the order they were created. Any answer
+ * but 202 throws, `what` naming the work in the message.
  */
-export const createEncounters = async (url: string, key: string, externalIds: ReadonlyArray<string>, what: string): Promise<string[]> => {
+export const createEncounters = async (
+  url: string,
+  key: string,
+  externalIds: ReadonlyArray<string>,
+  what: string,
+  payload: (externalId: string) => Record<string, unknown> = validPayload
+): Promise<string[]> => {
   const ids: string[] = []
   let next = 0
   const worker = async () => {
@@ -151,7 +157,7 @@ export const createEncounters = async (url: string, key: string, externalIds: Re
       const res = await fetch(`${url}/api/encounters`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(validPayload(externalId))
+        body: JSON.stringify(payload(externalId))
       })
       const text = await res.text()
       const id = res.status === 202 ? (JSON.parse(text) as { encounter_id?: unknown }).encounter_id : undefined
