@@ -12,14 +12,13 @@ import type { WorkspaceId } from "../domain/ids.js"
 import { Storage } from "../ports/storage.js"
 import { type Step, update } from "../ports/write.js"
 import type { ClaimAnswer277, StatusAnswer277, Status277Response } from "../x12/read/status-277.js"
-import { PACE } from "../x12/read/paced.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { formatCents } from "../x12/values.js"
 import { setClaimColumns } from "./claim-writes.js"
 import { followUpOf277 } from "./task-causes-x12.js"
 import { lastOf, noted } from "./x12-import-bounds.js"
 import type { ImportPlan, Tracked } from "./x12-import-plan.js"
-import { pause } from "./x12-import-read.js"
+import { DECIDE_PACE, pause } from "./x12-import-read.js"
 
 /**
  * What a 277 (005010X212) does: each claim answer is matched to its check by the trace number
@@ -143,7 +142,7 @@ export const plan277Status = (ws: WorkspaceId, plan: ImportPlan, response: Statu
   Effect.gen(function* () {
     let i = 0
     for (const { entry, count } of lastOf(response.claims, (c) => c.trace_number).values()) {
-      if (++i % PACE === 0) yield* pause
+      if (++i % DECIDE_PACE === 0) yield* pause
       yield* applyAnswer(ws, plan, at, entry, count)
     }
   })

@@ -3,13 +3,12 @@ import type { WorkspaceId } from "../domain/ids.js"
 import type { X12BatchRecord } from "../domain/x12-exchange.js"
 import { Storage } from "../ports/storage.js"
 import type { Ack277CA } from "../x12/read/ack-277ca.js"
-import { PACE } from "../x12/read/paced.js"
 import { batchOfReference, type SentClaim, sentClaimsOf } from "../x12/read/sent-837p.js"
 import { type StatusAction, statusFrom277Batch, statusFrom277Claim, withBatchStatus } from "../x12/status-mapping.js"
 import { detailOf277 } from "./task-causes-x12.js"
 import { lastOf, noted, notedAction } from "./x12-import-bounds.js"
 import type { ImportPlan } from "./x12-import-plan.js"
-import { pause } from "./x12-import-read.js"
+import { DECIDE_PACE, pause } from "./x12-import-read.js"
 
 /**
  * The claims a 277CA's batch-level (2200B) and provider-level (2200C) rejections cover, by PCN:
@@ -25,7 +24,7 @@ const batchRejections = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA) =>
     const sets = new Map<string, ReadonlyArray<SentClaim> | null>()
     let i = 0
     for (const b of ack.batch_statuses) {
-      if (++i % PACE === 0) yield* pause
+      if (++i % DECIDE_PACE === 0) yield* pause
       const action = statusFrom277Batch(b)
       if (action === undefined) continue
       const reference = b.batch_reference
@@ -66,7 +65,7 @@ export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA, fileId
     yield* plan.lookUp("patient_control_number", pcns)
     let i = 0
     for (const pcn of pcns) {
-      if (++i % PACE === 0) yield* pause
+      if (++i % DECIDE_PACE === 0) yield* pause
       const own = claims.get(pcn)
       const count = own?.count ?? 1
       const t = yield* plan.byPcn(pcn)

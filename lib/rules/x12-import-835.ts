@@ -2,12 +2,11 @@ import { Effect } from "effect"
 import type { EncounterCreate } from "../domain/encounter-input.js"
 import type { WorkspaceId } from "../domain/ids.js"
 import { Storage } from "../ports/storage.js"
-import { PACE } from "../x12/read/paced.js"
 import type { Remittance835 } from "../x12/read/remit-835.js"
 import { matchRemittance } from "../x12/remittance-match.js"
 import { statusFrom835Claim } from "../x12/status-mapping.js"
 import type { ImportPlan } from "./x12-import-plan.js"
-import { pause } from "./x12-import-read.js"
+import { DECIDE_PACE, pause } from "./x12-import-read.js"
 import { detailsOf835 } from "./task-causes-x12.js"
 
 /** Encounters read per query when an 835's CLPs are checked against their claims' payloads. */
@@ -36,7 +35,7 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
     let i = 0
     for (const payment of remit.payments) {
       for (const c of payment.claims) {
-        if (++i % PACE === 0) yield* pause
+        if (++i % DECIDE_PACE === 0) yield* pause
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {
           plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)

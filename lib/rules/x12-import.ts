@@ -15,14 +15,13 @@ import { Clock, Ids, isoTime } from "../ports/clock.js"
 import { Storage } from "../ports/storage.js"
 import { insert } from "../ports/write.js"
 import type { Ack999 } from "../x12/read/ack-999.js"
-import { PACE } from "../x12/read/paced.js"
 import { type Action999, actionsFrom999, type StatusAction } from "../x12/status-mapping.js"
 import { contentKeyOf } from "./x12-content-key.js"
 import { plan277 } from "./x12-import-277.js"
 import { plan835 } from "./x12-import-835.js"
 import { detailOf999Set } from "./task-causes-x12.js"
 import { boundUnmatched, lastOf, noted, notedAction } from "./x12-import-bounds.js"
-import { parsePaced, pause, runWithPauses } from "./x12-import-read.js"
+import { DECIDE_PACE, parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { plan277Status } from "./status-check-answers.js"
 import { type ImportPlan, makeImportPlan, type TaskDetail } from "./x12-import-plan.js"
 
@@ -68,7 +67,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999, fileId: string)
     const miss = (detail: string, count: number) => unmatched.set(detail, (unmatched.get(detail) ?? 0) + count)
     let i = 0
     for (const { entry: a, count } of actions.values()) {
-      if (++i % PACE === 0) yield* pause
+      if (++i % DECIDE_PACE === 0) yield* pause
       let found = batches.get(a.group_control_number)
       if (found === undefined) {
         const group = /^\d{1,9}$/.test(a.group_control_number) ? Number(a.group_control_number) : undefined
@@ -95,7 +94,7 @@ const plan999 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack999, fileId: string)
     yield* plan.lookUp("id", decisions.keys())
     i = 0
     for (const [claimId, d] of decisions) {
-      if (++i % PACE === 0) yield* pause
+      if (++i % DECIDE_PACE === 0) yield* pause
       const t = yield* plan.byId(claimId)
       if (t === undefined) plan.unmatched(null, `claim ${claimId} of batch ${d.batchId} is gone`)
       else plan.apply(t, notedAction(d.action, d.count), d.detail)
