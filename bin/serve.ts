@@ -1,4 +1,4 @@
-import { fullGC } from "bun:jsc"
+import { edenGC, fullGC } from "bun:jsc"
 import { randomUUID } from "node:crypto"
 import { Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
@@ -13,7 +13,7 @@ import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
 import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
-import { heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
+import { cpuTimeMs, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
@@ -107,7 +107,17 @@ export const serve = async (p: Parsed): Promise<never> => {
     process.stderr.write(`First run: created workspace "default" and this API key (shown once):\n  ${key.key}\n`)
   }
   const server = startServer(runtime, config, { metrics })
-  const stopPacer = runHeapPacer(makeHeapPacer({ heapSize: heapUsed, collect: fullGC, onCollect: metrics.heapCollected }))
+  // Collections paced by the heap's growth (in full) and by the CPU time used (the young generation): see heap-pacer.ts.
+  const stopPacer = runHeapPacer(
+    makeHeapPacer({
+      heapSize: heapUsed,
+      collect: fullGC,
+      onCollect: metrics.heapCollected,
+      cpuTimeMs,
+      collectYoung: edenGC,
+      onCollectYoung: metrics.heapYoungCollected
+    })
+  )
   // Deliveries left pending by an earlier run (a crash included) are due at once: the worker resumes them.
   const worker = runtime.runFork(runDeliveryWorker().pipe(Effect.provide(metrics.layer)))
   // Clearinghouse connections: uploads and pickups left pending by an earlier run are taken up again.

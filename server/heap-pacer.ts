@@ -1,25 +1,39 @@
 /**
- * Full collections paced by the heap's growth, for a long-running server.
+ * Collections paced by the heap's growth and by the work done, for a long-running server.
  *
- * JavaScriptCore collects the young generation each time about twice the live heap has been
- * allocated, and the whole heap only once what survived those young collections has grown to
- * about four times the live heap. Under a sustained load of creates, each young collection keeps
- * about 1 MB of requests still under way, so the heap climbs to about six times what is live
- * before it is collected in full, and the resident memory with it.
+ * Full collections. JavaScriptCore collects the whole heap only once what survived its young
+ * collections has grown to about four times the live heap. Under a sustained load of creates,
+ * each young collection keeps about 1 MB of requests still under way, so the heap climbs to about
+ * six times what is live before it is collected in full, and the resident memory with it. The
+ * pacer reads the heap's size (`process.memoryUsage().heapUsed`: what the last collection marked,
+ * plus the memory outside the heap's cells, such as large strings' characters, the engine was told
+ * of since its last full collection) at each tick and collects in full, synchronously, once that
+ * size has grown by half since the last full collection and by `minGrowthBytes` at least. A full
+ * collection the engine ran by itself (the size drops) sets the new base as well. The cost is a
+ * pause of the event loop while the heap is marked (a few to tens of milliseconds, by the live
+ * heap's size and the machine), every second or two under load and never when idle;
+ * `encounterd_heap_paced_collections_total` and `encounterd_heap_paced_pause_seconds_total`
+ * report it.
  *
- * The pacer reads the heap's size (what survived the last collection) ten times a second and
- * collects in full, synchronously, once that size has grown by half since the last full
- * collection and by `minGrowthBytes` at least: the heap then peaks at about three and a half
- * times the live heap. A full collection the engine ran by itself (the size drops) sets the new
- * base as well. The cost is a pause of the event loop while the heap is marked (a few to tens of
- * milliseconds, by the live heap's size and the machine), every second or two under load and
- * never when idle; `encounterd_heap_paced_collections_total` and
- * `encounterd_heap_paced_pause_seconds_total` report it.
+ * Young collections. The engine collects the young generation once about 37 MB has been allocated
+ * since its last collection, whatever the live heap (measured with `BUN_JSC_logGC=1`), and what a
+ * request leaves behind is not only its cells: the characters of its strings (a row's JSON, the
+ * answer's text) and the native objects behind its `Request`, `Response` and headers are freed
+ * only when the cells that hold them are swept after a collection. Up to that budget of garbage and
+ * what it holds stays resident between two young collections: under a load of creates or of random
+ * reads, 15 to 20 MiB of the binary's peak (bench/RESULTS.md, Memory). Nothing the pacer can read
+ * cheaply counts the cells allocated (the heap's size moves only when a collection ends; its blocks
+ * are reused without growing), but allocation follows work: given the process's CPU time, the
+ * pacer also collects the young generation (only what was allocated since the last collection is
+ * marked: about 1 to 2.5 ms here) after every `youngCpuMs` of CPU time the process has used. Under
+ * load that is every few ticks; an idle server uses next to no CPU time, so it is not collected.
+ * `encounterd_heap_paced_young_collections_total` and
+ * `encounterd_heap_paced_young_pause_seconds_total` report it.
  */
 export interface HeapPacerOptions {
   /**
-   * The heap's size in bytes as of its last collection: `process.memoryUsage().heapUsed` (the same
-   * figure as bun:jsc `heapSize`, which costs far more under load: about 1.6 ms a call).
+   * The heap's size in bytes: `process.memoryUsage().heapUsed` (the same figure as bun:jsc
+   * `heapSize`, which costs far more under load: about 1.6 ms a call).
    */
   readonly heapSize: () => number
   /** Collects the whole heap now; answers the size left (bun:jsc `fullGC`). */
@@ -28,14 +42,25 @@ export interface HeapPacerOptions {
   readonly factor?: number
   /** ...and the base plus this many bytes. Default 8 MiB: a small heap is left to the engine. */
   readonly minGrowthBytes?: number
+  /**
+   * The CPU time the process has used, in milliseconds (`process.cpuUsage()`, user and system).
+   * With `collectYoung`, the pacer also collects the young generation; without them, only in full.
+   */
+  readonly cpuTimeMs?: () => number
+  /** Collects the young generation now (bun:jsc `edenGC`). */
+  readonly collectYoung?: () => void
+  /** Collect the young generation after this much CPU time since the last collection the pacer made. Default 25 ms. */
+  readonly youngCpuMs?: number
   readonly now?: () => number
-  /** Told of each paced collection: its pause in seconds. */
+  /** Told of each paced full collection: its pause in seconds. */
   readonly onCollect?: (pauseSeconds: number) => void
+  /** Told of each paced young collection: its pause in seconds. */
+  readonly onCollectYoung?: (pauseSeconds: number) => void
 }
 
 export interface HeapPacer {
-  /** One look at the heap: collects when it is due. Answers whether it collected. */
-  readonly tick: () => boolean
+  /** One look at the heap: collects when it is due. Answers which collection it made, if any. */
+  readonly tick: () => "full" | "young" | undefined
 }
 
 /** A drop below this share of the last reading means a full collection ran. */
@@ -44,29 +69,49 @@ const DROP = 0.85
 export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
   const factor = o.factor ?? 1.5
   const minGrowth = o.minGrowthBytes ?? 8 * 1024 * 1024
+  const youngCpuMs = o.youngCpuMs ?? 25
   const now = o.now ?? (() => performance.now())
+  const { cpuTimeMs, collectYoung } = o
   let base = o.heapSize()
   let last = base
+  // The CPU time at the last collection the pacer made (a full one collects the young generation too).
+  let cpuAtCollection = cpuTimeMs?.() ?? 0
   return {
     tick: () => {
       const size = o.heapSize()
       if (size < last * DROP || size < base) base = size
       last = size
-      if (size <= base * factor || size <= base + minGrowth) return false
+      if (size > base * factor && size > base + minGrowth) {
+        const started = now()
+        base = o.collect()
+        last = base
+        o.onCollect?.((now() - started) / 1000)
+        if (cpuTimeMs !== undefined) cpuAtCollection = cpuTimeMs()
+        return "full"
+      }
+      if (cpuTimeMs === undefined || collectYoung === undefined) return undefined
+      const cpu = cpuTimeMs()
+      if (cpu - cpuAtCollection < youngCpuMs) return undefined
       const started = now()
-      base = o.collect()
-      last = base
-      o.onCollect?.((now() - started) / 1000)
-      return true
+      collectYoung()
+      o.onCollectYoung?.((now() - started) / 1000)
+      cpuAtCollection = cpuTimeMs()
+      return "young"
     }
   }
 }
 
-/** The heap's size as of its last collection, in bytes. */
+/** The heap's size, in bytes. */
 export const heapUsed = (): number => process.memoryUsage().heapUsed
 
+/** The CPU time the process has used, user and system, in milliseconds. */
+export const cpuTimeMs = (): number => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
 /** Ticks `pacer` every `intervalMs` on a timer that does not keep the process alive. */
-export const runHeapPacer = (pacer: HeapPacer, intervalMs = 100): (() => void) => {
+export const runHeapPacer = (pacer: HeapPacer, intervalMs = 25): (() => void) => {
   const timer = setInterval(pacer.tick, intervalMs)
   timer.unref()
   return () => clearInterval(timer)

@@ -23,6 +23,8 @@ export interface ServerMetrics {
   readonly rateLimited: () => void
   /** A full collection of the heap made by the heap pacer (server/heap-pacer.ts), with its pause. */
   readonly heapCollected: (pauseSeconds: number) => void
+  /** A young collection made by the heap pacer, with its pause. */
+  readonly heapYoungCollected: (pauseSeconds: number) => void
 }
 
 /** Resident set size from /proc (Linux); elsewhere the runtime's own figure. */
@@ -57,6 +59,8 @@ export const makeServerMetrics = (): ServerMetrics => {
   const deliveryLatency = registry.histogram("encounterd_webhook_delivery_duration_seconds", "Duration of webhook delivery attempts", LATENCY_BUCKETS)
   const pacedCollections = registry.counter("encounterd_heap_paced_collections_total", "Full collections of the JavaScript heap made by the heap pacer")
   const pacedPause = registry.counter("encounterd_heap_paced_pause_seconds_total", "Time the event loop spent in the heap pacer's full collections")
+  const pacedYoung = registry.counter("encounterd_heap_paced_young_collections_total", "Young-generation collections of the JavaScript heap made by the heap pacer")
+  const pacedYoungPause = registry.counter("encounterd_heap_paced_young_pause_seconds_total", "Time the event loop spent in the heap pacer's young collections")
   registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes", residentBytes)
   const startSeconds = Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000
   registry.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds", () => startSeconds)
@@ -88,6 +92,10 @@ export const makeServerMetrics = (): ServerMetrics => {
     heapCollected: (pauseSeconds) => {
       pacedCollections.inc()
       pacedPause.inc({}, pauseSeconds)
+    },
+    heapYoungCollected: (pauseSeconds) => {
+      pacedYoung.inc()
+      pacedYoungPause.inc({}, pauseSeconds)
     }
   }
 }

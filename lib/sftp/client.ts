@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { Client, type SFTPWrapper } from "ssh2"
+import type { SFTPWrapper } from "ssh2"
 import { Data, Effect, type Scope } from "effect"
 
 /**
@@ -69,6 +69,20 @@ export const joinRemote = (dir: string, name: string): string => (dir.endsWith("
 
 const CHUNK = 32 * 1024
 
+/**
+ * ssh2, loaded when the first session opens rather than with the server: on load it instantiates
+ * its Poly1305 WebAssembly module, whose 16 MiB memory (and as much again the engine counts as
+ * external) stayed in every process, clearinghouse connections or not. The heap's collector sizes
+ * its young generation by all of it, so it raised the server's peak memory under load by tens of
+ * MiB (bench/RESULTS.md, Memory). ssh2 uses that module (chacha20-poly1305) without waiting for
+ * it to be ready, which a load at start hid: the session waits for it here.
+ */
+const loadSsh2 = async () => {
+  const ssh2 = await import("ssh2")
+  await (await import("ssh2/lib/protocol/crypto.js")).default.init
+  return ssh2
+}
+
 const lost = (e: Error | undefined, what: string): SftpError => {
   const text = e?.message ?? "failed"
   return /no response|not connected|connection (lost|closed)|socket|ECONNRESET|EPIPE|closed/i.test(text)
@@ -82,6 +96,10 @@ const lost = (e: Error | undefined, what: string): SftpError => {
  */
 export const openSftpSession = (target: SftpTarget, timeouts: SftpTimeouts): Effect.Effect<SftpSession, SftpError, Scope.Scope> =>
   Effect.gen(function* () {
+    const { Client } = yield* Effect.tryPromise({
+      try: loadSsh2,
+      catch: (e) => new SftpError({ code: "connect_failed", reason: `the SSH client did not load: ${e instanceof Error ? e.message : String(e)}` })
+    })
     const client = new Client()
     yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
     let seen: string | undefined

@@ -105,6 +105,8 @@ describe("GET /metrics", () => {
       ["process_start_time_seconds", "gauge"],
       ["encounterd_heap_paced_collections_total", "counter"],
       ["encounterd_heap_paced_pause_seconds_total", "counter"],
+      ["encounterd_heap_paced_young_collections_total", "counter"],
+      ["encounterd_heap_paced_young_pause_seconds_total", "counter"],
       ["encounterd_build_info", "gauge"]
     ] as const) {
       expect(families.get(name)?.type).toBe(type)

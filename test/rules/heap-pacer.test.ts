@@ -27,55 +27,114 @@ const fakeHeap = (start: number, factorOption: number | "default" = 2) => {
   return { heap, pacer }
 }
 
+/** A heap as above whose process has used `cpu.ms` of CPU time; young collections are counted. */
+const busyHeap = (start: number) => {
+  const heap = { size: start, live: start, full: 0, young: 0, youngPauses: [] as number[] }
+  const cpu = { ms: 1_000 }
+  let clock = 0
+  const pacer = makeHeapPacer({
+    factor: 2,
+    heapSize: () => heap.size,
+    collect: () => {
+      heap.full++
+      heap.size = heap.live
+      return heap.size
+    },
+    cpuTimeMs: () => cpu.ms,
+    collectYoung: () => {
+      heap.young++
+      clock += 2
+    },
+    now: () => clock,
+    onCollectYoung: (s) => heap.youngPauses.push(s)
+  })
+  return { heap, cpu, pacer }
+}
+
 describe("heap pacer", () => {
   test("collects once the heap has doubled since the last full collection, not before", () => {
     const { heap, pacer } = fakeHeap(20 * MiB)
     for (const size of [22, 30, 39, 40]) {
       heap.size = size * MiB
-      expect(pacer.tick()).toBe(false)
+      expect(pacer.tick()).toBeUndefined()
     }
     heap.size = 41 * MiB
     heap.live = 21 * MiB
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
     expect(heap.collections).toBe(1)
     expect(heap.pauses).toEqual([0.012])
     // The base is now what the collection left: the next is due past 42 MiB.
     heap.size = 41 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     heap.size = 43 * MiB
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
     expect(heap.collections).toBe(2)
   })
 
   test("a full collection the engine made by itself sets the base", () => {
     const { heap, pacer } = fakeHeap(20 * MiB)
     heap.size = 38 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     // The engine collected: the size dropped to 24 MiB, which becomes the base.
     heap.size = 24 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     heap.size = 44 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     expect(heap.collections).toBe(0)
     heap.size = 49 * MiB
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
   })
 
   test("by default, due once the heap has grown by half", () => {
     const { heap, pacer } = fakeHeap(40 * MiB, "default")
     heap.size = 60 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     heap.size = 61 * MiB
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
     expect(heap.collections).toBe(1)
   })
 
   test("a small heap is left to the engine: growth under the minimum never collects", () => {
     const { heap, pacer } = fakeHeap(2 * MiB)
     heap.size = 9 * MiB
-    expect(pacer.tick()).toBe(false)
+    expect(pacer.tick()).toBeUndefined()
     heap.size = 10.5 * MiB
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
+  })
+
+  test("collects the young generation after each 25 ms of CPU time the process used, and never while it is idle", () => {
+    const { heap, cpu, pacer } = busyHeap(20 * MiB)
+    // Idle: the CPU time does not move, however often the pacer looks.
+    for (let i = 0; i < 100; i++) expect(pacer.tick()).toBeUndefined()
+    cpu.ms += 24
+    expect(pacer.tick()).toBeUndefined()
+    cpu.ms += 1
+    expect(pacer.tick()).toBe("young")
+    expect([heap.young, heap.youngPauses]).toEqual([1, [0.002]])
+    // Counted again from that collection.
+    cpu.ms += 20
+    expect(pacer.tick()).toBeUndefined()
+    cpu.ms += 10
+    expect(pacer.tick()).toBe("young")
+    expect([heap.young, heap.full]).toEqual([2, 0])
+  })
+
+  test("a full collection, when due, comes first and counts as the young one", () => {
+    const { heap, cpu, pacer } = busyHeap(20 * MiB)
+    cpu.ms += 30
+    heap.size = 41 * MiB
+    expect(pacer.tick()).toBe("full")
+    expect([heap.full, heap.young]).toEqual([1, 0])
+    cpu.ms += 24
+    expect(pacer.tick()).toBeUndefined()
+    cpu.ms += 1
+    expect(pacer.tick()).toBe("young")
+  })
+
+  test("without the CPU time, it collects only in full", () => {
+    const { heap, pacer } = fakeHeap(20 * MiB)
+    for (let i = 0; i < 10; i++) expect(pacer.tick()).toBeUndefined()
+    expect(heap.collections).toBe(0)
   })
 
   test("on the real engine, a paced collection frees what is no longer referenced", () => {
@@ -98,7 +157,7 @@ describe("heap pacer", () => {
     const grown = heapSize()
     expect(grown - before).toBeGreaterThan(4 * MiB)
     drop()
-    expect(pacer.tick()).toBe(true)
+    expect(pacer.tick()).toBe("full")
     expect(heapSize() - before).toBeLessThan((grown - before) / 2)
     expect(held).toHaveLength(0)
   })
