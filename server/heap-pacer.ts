@@ -25,7 +25,7 @@
  * cheaply counts the cells allocated (the heap's size moves only when a collection ends; its blocks
  * are reused without growing), but allocation follows work: given the process's CPU time, the
  * pacer also collects the young generation (only what was allocated since the last collection is
- * marked: about 1 to 2.5 ms here) after every `youngCpuMs` of CPU time the process has used. Under
+ * marked: about 1 to 2 ms here) after every `youngCpuMs` of CPU time the process has used. Under
  * load that is every few ticks; an idle server uses next to no CPU time, so it is not collected.
  * `encounterd_heap_paced_young_collections_total` and
  * `encounterd_heap_paced_young_pause_seconds_total` report it.
