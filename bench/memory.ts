@@ -1,13 +1,16 @@
 /**
- * What the binary's peak memory under create load is made of, and how much a setting moves it.
+ * What the binary's peak memory under create or read load is made of, and how much a setting moves it.
  *
- *   bun bench/memory.ts [--runs 3] [--duration 8] [--connections 32] [--env KEY=VALUE ...] [--compare PATH]
+ *   bun bench/memory.ts [--scenario creates|reads] [--seed 1000] [--runs 3] [--duration 8] [--connections 32]
+ *                       [--env KEY=VALUE ...] [--compare PATH]
  *
  * Builds dist/encounterd if missing. Each run starts the binary on a fresh SQLite file and loads
- * it with unique creates from wrk (2 threads, each with its own external-id prefix) while reading
- * /proc/<pid>/status every 50 ms: the peak (VmHWM), and at the highest sample the anonymous and
- * the file-backed resident memory (RssAnon: heaps, JIT code and its data; RssFile: the binary's
- * own mapped code). It reports creates per second and the server's CPU µs per create beside them.
+ * it with wrk (2 threads) while reading /proc/<pid>/status every 50 ms: the peak (VmHWM), and at
+ * the highest sample the anonymous and the file-backed resident memory (RssAnon: heaps, JIT code
+ * and its data; RssFile: the binary's own mapped code). `creates` (the default) sends unique
+ * creates, each thread with its own external-id prefix; `reads` first creates `--seed` encounters
+ * through the API (16 at a time; the peak includes this seeding) and then reads them by id in a
+ * random order. It reports requests per second and the server's CPU µs per request beside them.
  * With `--env`, runs alternate between the binary as it ships and the binary with those
  * environment variables (engine settings such as `BUN_JSC_useDFGJIT=0`): a way to attribute the
  * peak, not settings to run with. With `--compare`, they alternate with another encounterd binary
@@ -18,10 +21,12 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { cpuMicros } from "./scenario-data.js"
-import { binaryPath, ensureBinary, fmt, machineLine, scratch } from "./support.js"
+import { binaryPath, createEncounters, ensureBinary, fmt, machineLine, scratch } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
+    scenario: { type: "string", default: "creates" },
+    seed: { type: "string", default: "1000" },
     runs: { type: "string", default: "3" },
     duration: { type: "string", default: "8" },
     connections: { type: "string", default: "32" },
@@ -29,6 +34,10 @@ const { values: flags } = parseArgs({
     compare: { type: "string" }
   }
 })
+const scenario = flags.scenario
+if (scenario !== "creates" && scenario !== "reads") throw new Error("--scenario must be creates or reads")
+const seedCount = Number(flags.seed)
+if (!Number.isInteger(seedCount) || seedCount < 1) throw new Error("--seed must be a positive integer")
 const runs = Number(flags.runs)
 const duration = Number(flags.duration)
 const connections = Number(flags.connections)
@@ -42,6 +51,9 @@ for (const pair of flags.env) {
   extraEnv[pair.slice(0, at)] = pair.slice(at + 1)
 }
 if (flags.compare !== undefined && !existsSync(flags.compare)) throw new Error(`--compare: no file ${flags.compare}`)
+/** What a run does, for the report. */
+const load = scenario === "reads" ? `random reads of ${seedCount} encounters created first` : "unique creates"
+const unit = scenario === "reads" ? "read" : "create"
 const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/memory.ts needs wrk on PATH")
 
@@ -65,6 +77,15 @@ const luaScript = (key: string, run: string): string => {
     ""
   ].join("\n")
 }
+
+/** wrk's script for `reads`: each request reads one of `ids`, picked at random. */
+const readScript = (key: string, ids: ReadonlyArray<string>): string =>
+  [
+    `wrk.headers["Authorization"] = "Bearer ${key}"`,
+    `local ids = {${ids.map((id) => JSON.stringify(id)).join(",")}}`,
+    'function request() return wrk.format("GET", "/api/encounters/" .. ids[math.random(#ids)]) end',
+    ""
+  ].join("\n")
 
 interface Status {
   readonly rss: number
@@ -101,14 +122,22 @@ const measure = async (label: string, binary: string, env: Record<string, string
   const pid = server.pid
   const atStart = status(pid).rss
   const script = join(work.dir, `run-${n}.lua`)
-  writeFileSync(script, luaScript(server.key, `m${n}`))
-  const cpu0 = cpuMicros(pid)
+  let target = `${server.url}/api/encounters`
+  // Sampled from here: the seeding of the read scenario counts toward the peak, as in bench/run.ts.
   let highest: Status = status(pid)
   const sampler = setInterval(() => {
     const s = status(pid)
     if (s.rss > highest.rss) highest = s
   }, SAMPLE_MS)
-  const load = Bun.spawn([wrk, "-t2", `-c${connections}`, `-d${duration}s`, "-s", script, `${server.url}/api/encounters`], { stdout: "pipe", stderr: "inherit" })
+  if (scenario === "reads") {
+    const ids = await createEncounters(server.url, server.key, Array.from({ length: seedCount }, (_, i) => `m${n}-seed-${i}`), `${label}: seed`)
+    writeFileSync(script, readScript(server.key, ids))
+    target = server.url
+  } else {
+    writeFileSync(script, luaScript(server.key, `m${n}`))
+  }
+  const cpu0 = cpuMicros(pid)
+  const load = Bun.spawn([wrk, "-t2", `-c${connections}`, `-d${duration}s`, "-s", script, target], { stdout: "pipe", stderr: "inherit" })
   const out = await new Response(load.stdout).text()
   clearInterval(sampler)
   if ((await load.exited) !== 0) throw new Error(`wrk failed:\n${out}`)
@@ -140,7 +169,7 @@ await work.run(async () => {
   let n = 0
   for (let r = 1; r <= runs; r++) {
     for (const v of variants) {
-      console.error(`run ${r}/${runs}: ${v.label}, ${duration} s of unique creates over ${connections} connections...`)
+      console.error(`run ${r}/${runs}: ${v.label}, ${duration} s of ${load} over ${connections} connections...`)
       results.push(await measure(v.label, v.binary, v.env, ++n))
     }
   }
@@ -149,11 +178,11 @@ await work.run(async () => {
       `| ${r.label} | ${fmt(r.peak)} | ${fmt(r.anonAtPeak)} | ${fmt(r.fileAtPeak)} | ${fmt(r.atStart)} | ${fmt(r.perSecond, 0)} | ${fmt(r.cpuUs, 0)} |`
   )
   return [
-    `## Memory under create load, ${new Date().toISOString()}`,
+    `## Memory under ${scenario === "reads" ? "read" : "create"} load, ${new Date().toISOString()}`,
     "",
-    `${machineLine()}; dist/encounterd on a fresh SQLite file per run; wrk, 2 threads, ${connections} connections, ${duration} s of unique creates per run.`,
+    `${machineLine()}; dist/encounterd on a fresh SQLite file per run; wrk, 2 threads, ${connections} connections, ${duration} s of ${load} per run.`,
     "",
-    "| binary | peak RSS MiB (VmHWM) | RssAnon at the highest sample | RssFile at the highest sample | RSS at start | creates/s | CPU µs per create |",
+    `| binary | peak RSS MiB (VmHWM) | RssAnon at the highest sample | RssFile at the highest sample | RSS at start | ${unit}s/s | CPU µs per ${unit} |`,
     "|---|---:|---:|---:|---:|---:|---:|",
     ...rows,
     ""

@@ -16,17 +16,17 @@
  * report it.
  *
  * Young collections. The engine collects the young generation once about 37 MB has been allocated
- * since its last collection, whatever the live heap (measured with `BUN_JSC_logGC=1`), and what a
- * request leaves behind is not only its cells: the characters of its strings (a row's JSON, the
- * answer's text) and the native objects behind its `Request`, `Response` and headers are freed
- * only when the cells that hold them are swept after a collection. Up to that budget of garbage and
- * what it holds stays resident between two young collections: under a load of creates or of random
- * reads, 15 to 20 MiB of the binary's peak (bench/RESULTS.md, Memory). Nothing the pacer can read
- * cheaply counts the cells allocated (the heap's size moves only when a collection ends; its blocks
- * are reused without growing), but allocation follows work: given the process's CPU time, the
- * pacer also collects the young generation (only what was allocated since the last collection is
- * marked: about 1 to 2.5 ms here) after every `youngCpuMs` of CPU time the process has used. Under
- * load that is every few ticks; an idle server uses next to no CPU time, so it is not collected.
+ * since its last collection (with a live heap of about 20 MB; `BUN_JSC_logGC=1` prints it), and
+ * garbage is not only cells: what they own outside the heap (the characters of strings such as a
+ * row's JSON or an answer's text, native objects) is freed when they are swept after a collection.
+ * Up to that budget of garbage, and what it owns, stays resident between two young collections:
+ * 15 to 20 MiB of the binary's peak under a load of creates or of random reads (bench/RESULTS.md,
+ * "Peak memory"). Nothing the pacer can read cheaply counts the cells allocated (the heap's size
+ * counts cells as of the last collection; its blocks are reused without growing), but allocation
+ * follows work: given the process's CPU time, the pacer also collects the young generation (only
+ * what was allocated since the last collection is marked: about 1 to 2 ms here) after every
+ * `youngCpuMs` of CPU time the process has used. Under load that is about every tick; an idle
+ * server uses next to no CPU time, so it is not collected.
  * `encounterd_heap_paced_young_collections_total` and
  * `encounterd_heap_paced_young_pause_seconds_total` report it.
  */

@@ -71,11 +71,11 @@ const CHUNK = 32 * 1024
 
 /**
  * ssh2, loaded when the first session opens rather than with the server: on load it instantiates
- * its Poly1305 WebAssembly module, whose 16 MiB memory (and as much again the engine counts as
- * external) stayed in every process, clearinghouse connections or not. The heap's collector sizes
- * its young generation by all of it, so it raised the server's peak memory under load by tens of
- * MiB (bench/RESULTS.md, Memory). ssh2 uses that module (chacha20-poly1305) without waiting for
- * it to be ready, which a load at start hid: the session waits for it here.
+ * its Poly1305 WebAssembly module, whose 16 MiB memory (and as much again the engine counted as
+ * external) stayed in every process, clearinghouse connections or not. The collector's budgets
+ * grow with all the memory it counts, so it raised the server's peak under load by tens of MiB
+ * (bench/RESULTS.md, "Peak memory"). ssh2 uses that module (chacha20-poly1305) without waiting
+ * for it to be ready, which a load at start hid: the session waits for it here.
  */
 const loadSsh2 = async () => {
   const ssh2 = await import("ssh2")
