@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { MemoryStorage } from "../../lib/adapters/memory/storage.js"
+import { liveServices } from "../../lib/layers.js"
+import { auditEntry, listAudit } from "../../lib/rules/audit.js"
+import { createWorkspace } from "../../lib/rules/workspaces.js"
+import { ephemeralWebhookSettings } from "../../lib/webhooks/settings.js"
+import { makeAuditQueue } from "../../server/audit.js"
+import { flushLog } from "../../server/log.js"
+import { capturedLogs } from "../support/server.js"
+
+const runtime = () => ManagedRuntime.make(Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings()))
+
+describe("reads' audit entries (makeAuditQueue)", () => {
+  test("entries gathered in one turn are written together after it; drain writes them at once, as a stopping server does", async () => {
+    const rt = runtime()
+    try {
+      const ws = (await rt.runPromise(createWorkspace("clinic-q", "Clinic Q"))).id
+      const entry = (requestId: string) =>
+        rt.runPromise(auditEntry({ workspaceId: ws, actor: { kind: "key", id: "k", name: "eik_q" }, action: "encounter.read", resourceType: "encounter", resourceId: "e1", clientIp: null, requestId, outcome: "ok" }))
+      const logged = async () => (await rt.runPromise(listAudit(ws, {}))).items.map((e) => e.request_id).sort()
+      const queue = makeAuditQueue(rt)
+      queue.add(await entry("r-1"))
+      queue.add(await entry("r-2"))
+      // Not written within the turn that gathered them...
+      expect(await logged()).toEqual([])
+      // ...but on the next turn, together.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(await logged()).toEqual(["r-1", "r-2"])
+      queue.add(await entry("r-3"))
+      await queue.drain()
+      expect(await logged()).toEqual(["r-1", "r-2", "r-3"])
+    } finally {
+      await rt.dispose()
+    }
+  })
+
+  test("entries the storage refuses are logged as missing, by request id, and nothing throws", async () => {
+    const rt = runtime()
+    const ws = (await rt.runPromise(createWorkspace("clinic-r", "Clinic R"))).id
+    const made = await rt.runPromise(auditEntry({ workspaceId: ws, actor: { kind: "key", id: "k", name: "eik_r" }, action: "encounter.read", resourceType: "encounter", resourceId: null, clientIp: null, requestId: "r-gone", outcome: "ok" }))
+    const queue = makeAuditQueue(rt)
+    await rt.dispose()
+    queue.add(made)
+    await queue.drain()
+    flushLog()
+    expect(capturedLogs.some((l) => l.includes("audit entry not written") && l.includes("r-gone"))).toBe(true)
+  })
+})
