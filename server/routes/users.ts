@@ -1,6 +1,5 @@
 import { Effect, Schema } from "effect"
 import { AuditEntry } from "../../lib/domain/audit.js"
-import { parseJsonBody } from "../../lib/domain/json.js"
 import { Page } from "../../lib/domain/page.js"
 import { RetentionPatch, RetentionView } from "../../lib/domain/retention.js"
 import { UserCreate, UserCreated, UserPatch, UserView } from "../../lib/domain/user.js"
@@ -8,18 +7,15 @@ import { Passwords } from "../../lib/ports/passwords.js"
 import { listAudit } from "../../lib/rules/audit.js"
 import { getRetention, patchRetention } from "../../lib/rules/retention.js"
 import { createUser, listUsers, updateUser } from "../../lib/rules/users.js"
-import { readBody, requireJson } from "../body.js"
-import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
+import { readJsonBody } from "../body.js"
+import { authed, json, NoQuery, type Route } from "../route.js"
 import { Limit, PageQuery, PageToken, problemAs, problems } from "./shared.js"
 
 const TAG = "Users and audit"
 const SCOPE = "admin"
 
-const jsonBody = ({ request }: HandlerInput<unknown, unknown>) =>
-  Effect.gen(function* () {
-    yield* requireJson(request)
-    return yield* parseJsonBody(yield* readBody(request, 16 * 1024))
-  })
+/** A users or retention body: small JSON objects. */
+const BODY_LIMIT = 16 * 1024
 
 const UserDoc = UserView.annotations({ identifier: "User" })
 const UserPageDoc = Page(UserDoc).annotations({ identifier: "UserPage" })
@@ -60,7 +56,7 @@ export const userRoutes: ReadonlyArray<Route> = [
     },
     (input) =>
       Effect.gen(function* () {
-        const body = yield* jsonBody(input)
+        const body = yield* readJsonBody(input.request, BODY_LIMIT)
         return json(201, yield* createUser(input.principal.workspace.id, body).pipe(Effect.provideService(Passwords, input.server.passwords)))
       })
   ),
@@ -98,7 +94,7 @@ export const userRoutes: ReadonlyArray<Route> = [
     },
     (input) =>
       Effect.gen(function* () {
-        const body = yield* jsonBody(input)
+        const body = yield* readJsonBody(input.request, BODY_LIMIT)
         return json(200, yield* updateUser(input.principal.workspace.id, input.params.id ?? "", body))
       })
   ),
@@ -151,7 +147,7 @@ export const userRoutes: ReadonlyArray<Route> = [
     },
     (input) =>
       Effect.gen(function* () {
-        const body = yield* jsonBody(input)
+        const body = yield* readJsonBody(input.request, BODY_LIMIT)
         return json(200, yield* patchRetention(input.principal.workspace.id, body))
       })
   )
