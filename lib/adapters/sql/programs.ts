@@ -255,11 +255,13 @@ export function* executeWrite<R>(dialect: Dialect, write: Write<R>, feed?: FeedT
         if (step.ifTaken === undefined) {
           yield* rows(command(S.insertText(step.table), params))
         } else {
-          const created = yield* changes(counted(S.insertText(step.table, step.ifTaken.unique), params))
+          const created = yield* changes(counted(S.insertText(step.table, true), params))
           if (created === 0) {
             const columns = uniqueColumns(step.table, step.ifTaken.unique)
             const holder = yield* rows(query(S.holderText(step.table, columns), columns.map((c) => codec.encodeColumn(c, record[c]))))
-            const id = holder[0]?.id
+            // Not the named key: the id was taken (a rule that derives it from that key).
+            const byId = holder.length > 0 ? holder : yield* rows(query(S.holderText(step.table, ["id"]), [codec.encodeColumn("id", record["id"])]))
+            const id = byId[0]?.id
             if (typeof id !== "string") throw new Error(`${step.table}: ${step.ifTaken.unique} is taken, but no row holds it`)
             return refused(step.ifTaken.refuse(id))
           }

@@ -24,17 +24,18 @@ const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ")
 // ---- writes ---------------------------------------------------------------------------------
 
 const insertTexts = new Map<string, string>()
-/** An insert of every column; with a unique key, a taken key inserts nothing (run it counted). */
-export const insertText = (table: TableName, unique?: string): string => {
-  const key = `${table}:${unique ?? ""}`
+/**
+ * An insert of every column; with `ifTaken`, a taken key inserts nothing (run it counted).
+ * No conflict target: every unique key decides, the id among them. A rule that derives the id
+ * from the unique key has two keys taken at once, and PostgreSQL raises for a concurrent
+ * conflict on a key that is not a target.
+ */
+export const insertText = (table: TableName, ifTaken = false): string => {
+  const key = `${table}:${ifTaken ? "taken" : ""}`
   let text = insertTexts.get(key)
   if (text === undefined) {
     const c = codecs[table]
-    const uniques: Readonly<Record<string, ReadonlyArray<string> | undefined>> = Tables[table].unique
-    const uniqueColumns = unique === undefined ? undefined : uniques[unique]
-    text =
-      `INSERT INTO ${c.table} (${list(c.insertColumns)}) VALUES (${marks(c.insertColumns.length)})` +
-      (uniqueColumns === undefined ? "" : ` ON CONFLICT (${list(uniqueColumns)}) DO NOTHING`)
+    text = `INSERT INTO ${c.table} (${list(c.insertColumns)}) VALUES (${marks(c.insertColumns.length)})` + (ifTaken ? " ON CONFLICT DO NOTHING" : "")
     insertTexts.set(key, text)
   }
   return text
