@@ -1,6 +1,6 @@
 import { edenGC, fullGC } from "bun:jsc"
 import { randomUUID } from "node:crypto"
-import { Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
+import { Cause, Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
 import { ensureFirstRun } from "../lib/rules/workspaces.js"
 import { defaultKeyFile } from "../lib/webhooks/secret-key.js"
@@ -11,6 +11,7 @@ import { runSftpWorker } from "../lib/sftp/worker.js"
 import { clearinghouseMetricsLayer } from "../server/clearinghouse-metrics.js"
 import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
 import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
+import { finishImports } from "../lib/rules/x12-import.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
 import { cpuTimeMs, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
@@ -146,6 +147,13 @@ export const serve = async (p: Parsed): Promise<never> => {
       Effect.repeat(Schedule.spaced(Duration.millis(PURGE_EVERY_MS)))
     )
   )
+  // Files an earlier run left importing (stopped between two of a file's writes) are finished.
+  const imports = runtime.runFork(
+    finishImports.pipe(
+      Effect.tap((files) => (files > 0 ? Effect.sync(() => log("info", "finished imports", { files })) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.sync(() => log("error", "finishing imports failed", { error: Cause.isFailType(cause) ? cause.error._tag : "defect" })))
+    )
+  )
   if (storage.db.startsWith("postgres") && webhooks.keyFile === undefined) {
     log("warn", "webhooks unavailable: no --webhook-secret-key-file on PostgreSQL", {})
   }
@@ -169,7 +177,7 @@ export const serve = async (p: Parsed): Promise<never> => {
         .stop()
         .then(() =>
           runtime.runPromise(
-            Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks), Fiber.interrupt(sweeper), Fiber.interrupt(purger)], {
+            Effect.all([Fiber.interrupt(worker), Fiber.interrupt(sftpWorker), Fiber.interrupt(checks), Fiber.interrupt(sweeper), Fiber.interrupt(purger), Fiber.interrupt(imports)], {
               concurrency: "unbounded"
             })
           )

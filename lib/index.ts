@@ -123,7 +123,10 @@ export { createX12Batch, MAX_BATCH_CLAIMS, preview837P } from "./rules/x12-expor
 /**
  * 999, 277CA and 835 in. `importX12File({workspace_id, body, content_type, key_id?})` →
  * `InboundResult` `{id, kind, duplicate, claims: [{patient_control_number, claim_id, outcome,
- * previous_status, status, detail}], summary}`; the file and its effects in one write; the same
+ * previous_status, status, detail}], summary}`; the file and its effects in one write, or, for a
+ * file naming many claims, in writes of about `ImportWriteSteps` steps (a FiberRef) with the file
+ * `importing` until the last; `finishImports` finishes files a stopped process left importing
+ * (the server runs it as it starts; the same file sent again finishes it too). The same
  * interchange again answers `duplicate: true` and applies nothing; malformed input fails with
  * `X12ReadError` (segment id and 1-based position) and applies nothing, as does a file beyond what
  * one file may do: an 835 with more than `MAX_CLAIM_PAYMENTS_PER_FILE` CLPs for one claim, a 999
@@ -131,7 +134,7 @@ export { createX12Batch, MAX_BATCH_CLAIMS, preview837P } from "./rules/x12-expor
  * outcome (the last decision); at most `MAX_UNMATCHED_OUTCOMES` unmatched entries are listed; the
  * answer lists the first `IMPORT_OUTCOMES_SHOWN` outcomes, `listX12FileOutcomes` pages them all.
  */
-export { importX12File, type X12Upload } from "./rules/x12-import.js"
+export { finishImports, importX12File, ImportWriteSteps, type X12Upload } from "./rules/x12-import.js"
 export { MAX_999_GROUPS, MAX_CLAIM_PAYMENTS_PER_FILE, MAX_UNMATCHED_OUTCOMES } from "./rules/x12-import-bounds.js"
 /**
  * Reads: batches (`getX12BatchFile` answers the exact bytes) and files received, newest first,

@@ -133,7 +133,14 @@ const x12FileFields = {
   claims: Schema.Array(InboundClaimOutcome),
   summary: OutcomeSummary,
   /** Why an invalid file was refused: the segment id and its 1-based position. */
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  /**
+   * A file naming many claims is applied in several writes (x12-import.ts): `importing` until the
+   * last, with its claims and summary so far; `imported` once it has done everything.
+   */
+  import_state: Schema.Literal("importing", "imported"),
+  /** While importing: how many of the file's entries' outcomes are applied (where the next write resumes). */
+  import_resume_at: Schema.NullOr(Schema.Number)
 }
 
 /**

@@ -188,7 +188,8 @@ interface PageKey<T extends TableName> {
  */
 export const Pages = {
   x12_batches: { time: "created_at", filters: [] },
-  x12_files: { time: "received_at", filters: [] },
+  // `import_state`: the files still importing, which a starting server finishes.
+  x12_files: { time: "received_at", filters: ["import_state"] },
   // A claim's remittances (reads of the claim carry only its most recent).
   remittances: { time: "received_at", filters: ["claim_id"] },
   webhook_endpoints: { time: "created_at", filters: [] },

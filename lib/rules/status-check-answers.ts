@@ -144,5 +144,6 @@ export const plan277Status = (ws: WorkspaceId, plan: ImportPlan, response: Statu
     for (const { entry, count } of lastOf(response.claims, (c) => c.trace_number).values()) {
       if (++i % DECIDE_PACE === 0) yield* pause
       yield* applyAnswer(ws, plan, at, entry, count)
+      plan.done()
     }
   })

@@ -71,11 +71,13 @@ export const plan277 = (ws: WorkspaceId, plan: ImportPlan, ack: Ack277CA, fileId
       const t = yield* plan.byPcn(pcn)
       if (t === undefined) {
         plan.unmatched(pcn, noted(`no claim with patient control number ${pcn} (277CA TRN02)`, count))
+        plan.done()
         continue
       }
       plan.payerControlNumber(t, payerControl.get(pcn))
       if (own?.entry.clearinghouse_trace_number !== undefined) plan.transactionIds(t, [`D9:${own.entry.clearinghouse_trace_number}`])
       const action = withBatchStatus(own === undefined ? undefined : statusFrom277Claim(own.entry), covered.get(pcn))
       if (action !== undefined) plan.apply(t, notedAction(action, count), own === undefined ? undefined : detailOf277(own.entry, fileId))
+      plan.done()
     }
   })

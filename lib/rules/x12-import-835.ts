@@ -39,6 +39,7 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {
           plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)
+          plan.done()
           continue
         }
         plan.payerControlNumber(t, c.payer_claim_control_number)
@@ -71,6 +72,7 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
         const { detail, typed } = detailsOf835(c, fileId, payment.trace_number)
         plan.apply(t, statusFrom835Claim(c), detail)
         for (const d of typed) plan.cause(t, d)
+        plan.done()
       }
     }
   })

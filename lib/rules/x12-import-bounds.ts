@@ -15,7 +15,7 @@ import type { Parsed } from "./x12-import-read.js"
  *   `MAX_CLAIM_PAYMENTS_PER_FILE`; a file with more for one claim is refused whole.
  * - A 999 acknowledges at most `MAX_999_GROUPS` batches; a file with more is refused whole.
  * - At most `MAX_UNMATCHED_OUTCOMES` entries that name no claim of the workspace are listed one by
- *   one; the rest are counted in one more outcome (`boundUnmatched`).
+ *   one; the rest are counted in one more outcome (`boundedPositions`).
  */
 
 /**
@@ -95,20 +95,29 @@ export const lastOf = <A>(entries: Iterable<A>, keyOf: (a: A) => string): Map<st
 export const noted = (note: string, count: number) => (count === 1 ? note : `${note} (named ${count} times in this file; the last entry kept)`)
 export const notedAction = (action: StatusAction, count: number): StatusAction => ({ ...action, note: noted(action.note, count) })
 
-/** The outcomes with at most `MAX_UNMATCHED_OUTCOMES` unmatched ones, the rest counted in one more. */
-export const boundUnmatched = (outcomes: ReadonlyArray<InboundClaimOutcome>): ReadonlyArray<InboundClaimOutcome> => {
+/**
+ * Where each outcome is stored among the file's outcomes: at most `MAX_UNMATCHED_OUTCOMES`
+ * unmatched ones keep a place (`undefined`: counted, not listed), and `tail`, when some are
+ * counted, is the one more outcome that counts them, after all the others (at `kept`).
+ */
+export const boundedPositions = (
+  outcomes: ReadonlyArray<InboundClaimOutcome>
+): { readonly positions: ReadonlyArray<number | undefined>; readonly kept: number; readonly tail: InboundClaimOutcome | undefined } => {
   let unmatched = 0
-  const kept: Array<InboundClaimOutcome> = []
+  let kept = 0
+  const positions: Array<number | undefined> = []
   const rest: Array<InboundClaimOutcome> = []
   for (const o of outcomes) {
-    if (o.outcome === "unmatched" && ++unmatched > MAX_UNMATCHED_OUTCOMES) rest.push(o)
-    else kept.push(o)
+    if (o.outcome === "unmatched" && ++unmatched > MAX_UNMATCHED_OUTCOMES) {
+      rest.push(o)
+      positions.push(undefined)
+    } else positions.push(kept++)
   }
   const first = rest[0]
   const last = rest[rest.length - 1]
-  if (first === undefined || last === undefined) return outcomes
+  if (first === undefined || last === undefined) return { positions, kept, tail: undefined }
   const named = (o: InboundClaimOutcome) => o.patient_control_number ?? "(no control number)"
-  kept.push({
+  const tail: InboundClaimOutcome = {
     patient_control_number: null,
     claim_id: null,
     outcome: "unmatched",
@@ -116,6 +125,6 @@ export const boundUnmatched = (outcomes: ReadonlyArray<InboundClaimOutcome>): Re
     status: null,
     detail: `${rest.length} more entries name no claim of this workspace (from ${named(first)} to ${named(last)}); the file is kept as received`,
     response: null
-  })
-  return kept
+  }
+  return { positions, kept, tail }
 }

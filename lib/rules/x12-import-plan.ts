@@ -171,7 +171,25 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
     })
   }
 
-  return { steps, causes, outcomes, lookUp, byPcn, byId, apply, cause, unmatched, payerControlNumber, transactionIds, remittance }
+  /**
+   * Where the file's writes may be cut: after each entry (a claim the file decides on), how many
+   * outcomes, steps and causes the entries so far made. An entry makes one outcome whatever the
+   * claim's status, so the count of outcomes names the same place in a plan made again later.
+   */
+  const marks: Array<PlanMark> = []
+  const done = () => {
+    // An entry that decided nothing (a 277CA loop without a status) goes with the next one.
+    if (outcomes.length > (marks[marks.length - 1]?.outcomes ?? 0)) marks.push({ outcomes: outcomes.length, steps: steps.length, causes: causes.length })
+  }
+
+  return { steps, causes, outcomes, marks, done, lookUp, byPcn, byId, apply, cause, unmatched, payerControlNumber, transactionIds, remittance }
+}
+
+/** A place after an entry of the file (`ImportPlan.marks`). */
+export interface PlanMark {
+  readonly outcomes: number
+  readonly steps: number
+  readonly causes: number
 }
 
 /** What a file says about a claim's work: the cause without its claim and time. */

@@ -158,7 +158,9 @@ export const boundedReadsContract = (
           size: body.byteLength,
           claims: outcomes.slice(0, 2),
           summary: summarize(outcomes),
-          error: null
+          error: null,
+          import_state: "imported",
+          import_resume_at: null
         }
         // Written out of order: the order is the position.
         const rows: Array<X12FileOutcomeRecord> = outcomes.map((o, position) => ({ id: `${file.id}.${position}`, workspace_id: ws, file_id: file.id, position, ...o }))

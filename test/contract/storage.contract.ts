@@ -26,6 +26,7 @@ import { tasksContract } from "./tasks.contract.js"
 import { webhookOutboxContract } from "./webhook-outbox.contract.js"
 import { statusChecksContract } from "./status-checks.contract.js"
 import { x12BoundsContract } from "./x12-bounds.contract.js"
+import { x12ImportWritesContract } from "./x12-import-writes.contract.js"
 import { x12RealFilesContract } from "./x12-real-files.contract.js"
 
 type Services = Storage | Clock | Ids
@@ -688,6 +689,7 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
     claimCorrectionsContract((effect) => run(effect), test)
     boundedReadsContract((effect) => run(effect), test)
     x12BoundsContract((effect) => run(effect), test)
+    x12ImportWritesContract((effect) => run(effect), test)
     x12RealFilesContract((effect) => run(effect), test)
     webhookOutboxContract(run, { test })
     consoleReadsContract(run, { test })

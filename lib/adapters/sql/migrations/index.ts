@@ -18,6 +18,7 @@ import statusChecks from "./0016-status-checks.js"
 import clearinghouseConnections from "./0017-clearinghouse-connections.js"
 import usersAuditRetention from "./0018-users-audit-retention.js"
 import tasks from "./0019-tasks.js"
+import x12ImportProgress from "./0020-x12-import-progress.js"
 
 /**
  * Versioned migrations, imported statically: a compiled binary has no migrations folder on disk.
@@ -45,7 +46,8 @@ const all = {
   "16_status_checks": statusChecks,
   "17_clearinghouse_connections": clearinghouseConnections,
   "18_users_audit_retention": usersAuditRetention,
-  "19_tasks": tasks
+  "19_tasks": tasks,
+  "20_x12_import_progress": x12ImportProgress
 }
 
 export const migrations = Migrator.fromRecord(all)
@@ -55,7 +57,7 @@ export const migrationsThrough = (id: number): Record<string, (typeof all)[keyof
   Object.fromEntries(Object.entries(all).filter(([key]) => Number(key.split("_")[0]) <= id))
 
 /** The id of the newest migration (a database that has it applied is current). */
-export const latestMigrationId = 19
+export const latestMigrationId = 20
 
 /** Runs the migrations not yet applied (recorded in `effect_sql_migrations`). */
 export const migrate = Migrator.make({})({ loader: migrations })
