@@ -9,8 +9,8 @@ import type { ImportPlan } from "./x12-import-plan.js"
 import { DECIDE_PACE, pause } from "./x12-import-read.js"
 import { detailsOf835 } from "./task-causes-x12.js"
 
-/** Encounters read per query when an 835's CLPs are checked against their claims' payloads. */
-const PAYLOAD_CHUNK = 500
+/** Encounters read per query when an 835's CLPs are checked against their claims' payloads; the event loop runs between two reads. */
+const PAYLOAD_CHUNK = 100
 
 /**
  * An 835 decides per CLP: each is a remittance of its claim, judged against the status the
@@ -30,6 +30,7 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
     }
     const payloads = new Map<string, EncounterCreate>()
     for (let k = 0; k < encounterIds.length; k += PAYLOAD_CHUNK) {
+      if (k > 0) yield* pause
       for (const e of yield* storage.findEncounters(ws, encounterIds.slice(k, k + PAYLOAD_CHUNK))) payloads.set(e.id, e.payload)
     }
     let i = 0
