@@ -1,7 +1,7 @@
 /**
  * What the binary's peak memory under create or read load is made of, and how much a setting moves it.
  *
- *   bun bench/memory.ts [--scenario creates|reads] [--seed 1000] [--runs 3] [--duration 8] [--connections 32]
+ *   bun bench/memory.ts [--scenario creates|reads|lists] [--seed 1000] [--runs 3] [--duration 8] [--connections 32]
  *                       [--env KEY=VALUE ...] [--compare PATH]
  *
  * Builds dist/encounterd if missing. Each run starts the binary on a fresh SQLite file and loads
@@ -10,7 +10,9 @@
  * and its data; RssFile: the binary's own mapped code). `creates` (the default) sends unique
  * creates, each thread with its own external-id prefix; `reads` first creates `--seed` encounters
  * through the API (16 at a time; the peak includes this seeding) and then reads them by id in a
- * random order. It reports requests per second and the server's CPU µs per request beside them.
+ * random order; `lists` seeds the same way and then reads the compat list's first page of 100
+ * (`GET /api/encounters/compat-version?limit=100`, the largest answer the bench asks for, about
+ * 250 KB) over and over. It reports requests per second and the server's CPU µs per request beside them.
  * With `--env`, runs alternate between the binary as it ships and the binary with those
  * environment variables (engine settings such as `BUN_JSC_useDFGJIT=0`): a way to attribute the
  * peak, not settings to run with. With `--compare`, they alternate with another encounterd binary
@@ -35,7 +37,7 @@ const { values: flags } = parseArgs({
   }
 })
 const scenario = flags.scenario
-if (scenario !== "creates" && scenario !== "reads") throw new Error("--scenario must be creates or reads")
+if (scenario !== "creates" && scenario !== "reads" && scenario !== "lists") throw new Error("--scenario must be creates, reads or lists")
 const seedCount = Number(flags.seed)
 if (!Number.isInteger(seedCount) || seedCount < 1) throw new Error("--seed must be a positive integer")
 const runs = Number(flags.runs)
@@ -52,8 +54,13 @@ for (const pair of flags.env) {
 }
 if (flags.compare !== undefined && !existsSync(flags.compare)) throw new Error(`--compare: no file ${flags.compare}`)
 /** What a run does, for the report. */
-const load = scenario === "reads" ? `random reads of ${seedCount} encounters created first` : "unique creates"
-const unit = scenario === "reads" ? "read" : "create"
+const load =
+  scenario === "reads"
+    ? `random reads of ${seedCount} encounters created first`
+    : scenario === "lists"
+      ? `compat list pages of 100 over ${seedCount} encounters created first`
+      : "unique creates"
+const unit = scenario === "reads" ? "read" : scenario === "lists" ? "page" : "create"
 const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/memory.ts needs wrk on PATH")
 
@@ -86,6 +93,10 @@ const readScript = (key: string, ids: ReadonlyArray<string>): string =>
     'function request() return wrk.format("GET", "/api/encounters/" .. ids[math.random(#ids)]) end',
     ""
   ].join("\n")
+
+/** wrk's script for `lists`: the compat list's first page of 100, again and again. */
+const listScript = (key: string): string =>
+  [`wrk.headers["Authorization"] = "Bearer ${key}"`, 'function request() return wrk.format("GET", "/api/encounters/compat-version?limit=100") end', ""].join("\n")
 
 interface Status {
   readonly rss: number
@@ -129,9 +140,9 @@ const measure = async (label: string, binary: string, env: Record<string, string
     const s = status(pid)
     if (s.rss > highest.rss) highest = s
   }, SAMPLE_MS)
-  if (scenario === "reads") {
+  if (scenario === "reads" || scenario === "lists") {
     const ids = await createEncounters(server.url, server.key, Array.from({ length: seedCount }, (_, i) => `m${n}-seed-${i}`), `${label}: seed`)
-    writeFileSync(script, readScript(server.key, ids))
+    writeFileSync(script, scenario === "reads" ? readScript(server.key, ids) : listScript(server.key))
     target = server.url
   } else {
     writeFileSync(script, luaScript(server.key, `m${n}`))
@@ -178,7 +189,7 @@ await work.run(async () => {
       `| ${r.label} | ${fmt(r.peak)} | ${fmt(r.anonAtPeak)} | ${fmt(r.fileAtPeak)} | ${fmt(r.atStart)} | ${fmt(r.perSecond, 0)} | ${fmt(r.cpuUs, 0)} |`
   )
   return [
-    `## Memory under ${scenario === "reads" ? "read" : "create"} load, ${new Date().toISOString()}`,
+    `## Memory under ${scenario === "reads" ? "read" : scenario === "lists" ? "list" : "create"} load, ${new Date().toISOString()}`,
     "",
     `${machineLine()}; dist/encounterd on a fresh SQLite file per run; wrk, 2 threads, ${connections} connections, ${duration} s of ${load} per run.`,
     "",

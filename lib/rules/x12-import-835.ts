@@ -6,7 +6,7 @@ import type { Remittance835 } from "../x12/read/remit-835.js"
 import { matchRemittance } from "../x12/remittance-match.js"
 import { statusFrom835Claim } from "../x12/status-mapping.js"
 import type { ImportPlan } from "./x12-import-plan.js"
-import { DECIDE_PACE, pause } from "./x12-import-read.js"
+import { pause } from "./x12-import-read.js"
 import { detailsOf835 } from "./task-causes-x12.js"
 
 /** Encounters read per query when an 835's CLPs are checked against their claims' payloads; the event loop runs between two reads. */
@@ -22,21 +22,21 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
     const storage = yield* Storage
     const pcns = [...new Set(remit.payments.flatMap((p) => p.claims.map((c) => c.patient_control_number)))]
     yield* plan.lookUp("patient_control_number", pcns)
-    // The payloads of the claims paid, to check each CLP against the claim as billed.
-    const encounterIds: Array<string> = []
-    for (const pcn of pcns) {
-      const t = yield* plan.byPcn(pcn)
-      if (t !== undefined) encounterIds.push(t.encounterId)
-    }
+    // The payloads of the claims paid, to check each CLP against the claim as billed: read for the
+    // next PAYLOAD_CHUNK CLPs at a time, and let go after them (a claim named again later is read again).
+    const clps = remit.payments.flatMap((payment) => payment.claims.map((c) => ({ payment, c })))
     const payloads = new Map<string, EncounterCreate>()
-    for (let k = 0; k < encounterIds.length; k += PAYLOAD_CHUNK) {
+    for (let k = 0; k < clps.length; k += PAYLOAD_CHUNK) {
       if (k > 0) yield* pause
-      for (const e of yield* storage.findEncounters(ws, encounterIds.slice(k, k + PAYLOAD_CHUNK))) payloads.set(e.id, e.payload)
-    }
-    let i = 0
-    for (const payment of remit.payments) {
-      for (const c of payment.claims) {
-        if (++i % DECIDE_PACE === 0) yield* pause
+      const window = clps.slice(k, k + PAYLOAD_CHUNK)
+      const encounterIds = new Set<string>()
+      for (const { c } of window) {
+        const t = yield* plan.byPcn(c.patient_control_number)
+        if (t !== undefined) encounterIds.add(t.encounterId)
+      }
+      payloads.clear()
+      for (const e of yield* storage.findEncounters(ws, [...encounterIds])) payloads.set(e.id, e.payload)
+      for (const { payment, c } of window) {
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {
           plan.unmatched(c.patient_control_number, `no claim with patient control number ${c.patient_control_number} (835 CLP01)`)
