@@ -1,4 +1,4 @@
-import { edenGC, fullGC } from "bun:jsc"
+import { edenGC } from "bun:jsc"
 import { randomUUID } from "node:crypto"
 import { Cause, Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
@@ -14,7 +14,7 @@ import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
 import { finishImports } from "../lib/rules/x12-import.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
-import { cpuTimeMs, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
+import { collectInFull, cpuTimeMs, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
@@ -112,7 +112,7 @@ export const serve = async (p: Parsed): Promise<never> => {
   const stopPacer = runHeapPacer(
     makeHeapPacer({
       heapSize: heapUsed,
-      collect: fullGC,
+      collect: collectInFull,
       onCollect: metrics.heapCollected,
       cpuTimeMs,
       collectYoung: edenGC,
