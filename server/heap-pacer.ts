@@ -1,3 +1,4 @@
+import { fullGC } from "bun:jsc"
 /**
  * Collections paced by the heap's growth and by the work done, for a long-running server.
  *
@@ -104,16 +105,21 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
 /** The heap's size, in bytes. */
 export const heapUsed = (): number => process.memoryUsage().heapUsed
 
+/** Above this resident size a paced full collection also has the allocator give back what is free. */
+export const GIVE_BACK_ABOVE_BYTES = 112 * 1024 * 1024
+
 /**
- * A full collection, synchronous, after which the allocator gives back what is free
- * (`Bun.gc(true)`; bun:jsc `fullGC` collects the heap alone). The memory that cells owned outside
- * the heap (a list page's answer text, some 250 KB) is freed by the sweep into mimalloc, which
- * keeps it, page by page, until it is collected: under compat list pages of 100 the peak was
- * 171–174 MiB with `fullGC`, 145–146 MiB with this, at up to 10 % more CPU per page
- * (`bun bench/memory.ts --scenario lists --compare`, bench/RESULTS.md "Memory"). Answers the heap's size after it.
+ * A full collection, synchronous (bun:jsc `fullGC`); when the process holds more than
+ * `GIVE_BACK_ABOVE_BYTES`, `Bun.gc(true)` instead, which then also has mimalloc give back what is
+ * free. The memory that cells owned outside the heap (a list page's answer text, some 250 KB) is
+ * freed by the sweep into mimalloc, which keeps it, page by page, until it is collected: under
+ * compat list pages of 100 the peak was 171–174 MiB with `fullGC` alone, 145–146 MiB with
+ * `Bun.gc(true)` (`bun bench/memory.ts --scenario lists --compare`, bench/RESULTS.md). That costs
+ * its pause some 10 ms more, so it is paid only where the memory is. Answers the heap's size after it.
  */
 export const collectInFull = (): number => {
-  Bun.gc(true)
+  if (process.memoryUsage.rss() > GIVE_BACK_ABOVE_BYTES) Bun.gc(true)
+  else fullGC()
   return heapUsed()
 }
 

@@ -6,10 +6,10 @@ import type { Remittance835 } from "../x12/read/remit-835.js"
 import { matchRemittance } from "../x12/remittance-match.js"
 import { statusFrom835Claim } from "../x12/status-mapping.js"
 import type { ImportPlan } from "./x12-import-plan.js"
-import { pause } from "./x12-import-read.js"
+import { paceBy } from "./x12-import-read.js"
 import { detailsOf835 } from "./task-causes-x12.js"
 
-/** Encounters read per query when an 835's CLPs are checked against their claims' payloads; the event loop runs between two reads. */
+/** Encounters read per query when an 835's CLPs are checked against their claims' payloads; the event loop runs between reads every few milliseconds. */
 const PAYLOAD_CHUNK = 100
 
 /**
@@ -26,8 +26,9 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
     // next PAYLOAD_CHUNK CLPs at a time, and let go after them (a claim named again later is read again).
     const clps = remit.payments.flatMap((payment) => payment.claims.map((c) => ({ payment, c })))
     const payloads = new Map<string, EncounterCreate>()
+    const pace = paceBy()
     for (let k = 0; k < clps.length; k += PAYLOAD_CHUNK) {
-      if (k > 0) yield* pause
+      yield* pace
       const window = clps.slice(k, k + PAYLOAD_CHUNK)
       const encounterIds = new Set<string>()
       for (const { c } of window) {
@@ -35,7 +36,7 @@ export const plan835 = (ws: WorkspaceId, plan: ImportPlan, remit: Remittance835,
         if (t !== undefined) encounterIds.add(t.encounterId)
       }
       payloads.clear()
-      for (const e of yield* storage.findEncounters(ws, [...encounterIds])) payloads.set(e.id, e.payload)
+      if (encounterIds.size > 0) for (const e of yield* storage.findEncounters(ws, [...encounterIds])) payloads.set(e.id, e.payload)
       for (const { payment, c } of window) {
         const t = yield* plan.byPcn(c.patient_control_number)
         if (t === undefined) {

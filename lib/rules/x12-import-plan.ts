@@ -11,10 +11,10 @@ import { type ClaimKey, type ClaimWithEncounterKeys, Storage } from "../ports/st
 import { insert, type Step } from "../ports/write.js"
 import type { StatusAction } from "../x12/status-mapping.js"
 import { statusUpdated } from "./change-claim-status.js"
-import { pause } from "./x12-import-read.js"
+import { paceBy } from "./x12-import-read.js"
 import { remittanceArrived, setClaimColumns, statusMove, transactionIdsAdded } from "./claim-writes.js"
 
-/** Claims looked up per read (each is a parameter of the query); the event loop runs between two reads. */
+/** Claims looked up per read (each is a parameter of the query); the event loop runs between reads every few milliseconds. */
 const LOOKUP_CHUNK = 100
 
 /** A claim an inbound file names, with its status as the file's earlier entries left it. */
@@ -59,8 +59,9 @@ export const makeImportPlan = (ws: WorkspaceId, at: string, nextId: () => string
       const storage = yield* Storage
       const known = byKey[key]
       const missing = [...new Set(values)].filter((v) => !known.has(v))
+      const pace = paceBy()
       for (let i = 0; i < missing.length; i += LOOKUP_CHUNK) {
-        if (i > 0) yield* pause
+        yield* pace
         const chunk = missing.slice(i, i + LOOKUP_CHUNK)
         for (const found of yield* storage.findClaims(ws, key, chunk)) track(found)
         for (const v of chunk) if (!known.has(v)) known.set(v, null)
