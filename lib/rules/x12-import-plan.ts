@@ -15,7 +15,7 @@ import { paceBy } from "./x12-import-read.js"
 import { remittanceArrived, setClaimColumns, statusMove, transactionIdsAdded } from "./claim-writes.js"
 
 /** Claims looked up per read (each is a parameter of the query); the event loop runs between reads every few milliseconds. */
-const LOOKUP_CHUNK = 100
+const LOOKUP_CHUNK = 250
 
 /** A claim an inbound file names, with its status as the file's earlier entries left it. */
 export interface Tracked {

@@ -21,9 +21,11 @@ export const parseCents = (text: string): Either.Either<number, string> => {
   const whole = m?.[2] ?? ""
   const fraction = m?.[3] ?? ""
   if (m === null || (whole === "" && fraction === "")) return Either.left(`'${text}' is not an amount`)
-  if (/[1-9]/.test(fraction.slice(2))) return Either.left(`'${text}' has more than 2 decimals`)
+  if (fraction.length > 2 && /[1-9]/.test(fraction.slice(2))) return Either.left(`'${text}' has more than 2 decimals`)
   if (whole.length > 13) return Either.left(`'${text}' is too large`)
-  const cents = Number(whole === "" ? "0" : whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, "0"))
+  // An 835 of 10 MiB holds some 800,000 amounts: no padding or slicing for the usual one or two decimals.
+  const hundredths = fraction.length === 0 ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction.length === 2 ? fraction : fraction.slice(0, 2))
+  const cents = (whole === "" ? 0 : Number(whole) * 100) + hundredths
   return Either.right(m[1] === "-" && cents !== 0 ? -cents : cents)
 }
 
