@@ -70,6 +70,10 @@ describePg("two instances on PostgreSQL polling one connection", (adminUrl) => {
         const until = Date.now() + 20_000
         while (readdirSync(sftp.local.inbound).length > 0 && Date.now() < until) await Bun.sleep(50)
       }
+      // A session reports when it ends, after moving its files: wait for the reports before stopping the workers.
+      const pickedUp = () => runs.filter((r) => r.outcome === "succeeded").reduce((n, r) => n + r.picked_up, 0)
+      const reported = Date.now() + 20_000
+      while (pickedUp() < names.length && Date.now() < reported) await Bun.sleep(50)
       for (const w of workers) await Effect.runPromise(Fiber.interrupt(w))
       assert.deepEqual(readdirSync(sftp.local.inbound), [])
       assert.deepEqual(readdirSync(sftp.local.archive).sort(), names)
@@ -86,7 +90,7 @@ describePg("two instances on PostgreSQL polling one connection", (adminUrl) => {
       assert.ok(pickups.every((p) => p.type === "pickup" && p.status === "imported" && p.attempts === 1))
       // Both polled; never at once on the connection (the lease), and no session failed.
       assert.ok(runs.every((r) => r.outcome !== "failed"), JSON.stringify(runs.filter((r) => r.outcome === "failed")))
-      assert.equal(runs.filter((r) => r.outcome === "succeeded").reduce((n, r) => n + r.picked_up, 0), names.length)
+      assert.equal(pickedUp(), names.length)
     } finally {
       await a.dispose()
       await b.dispose()
