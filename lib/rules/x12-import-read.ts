@@ -73,7 +73,7 @@ export const pause: Effect.Effect<void> = Effect.async<void>((resume) => {
 })
 
 /** How long work between two `paceBy` pauses may hold the event loop. */
-export const PACE_MS = 4
+export const PACE_MS = 8
 
 /**
  * Pauses by the time worked rather than by a count: `yield* pace` pauses once `ms` have passed
