@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { CheckedSearch } from "../domain/encounter-search.js"
 import type { ClaimRecord, EncounterRecord, EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
+import type { TaskRecord } from "../domain/task.js"
 import type { FeedEvent, StoredEvent } from "../domain/event.js"
 import type { ApiKeyId, ClaimId, EncounterId, EventId, RawRequestId, WorkspaceId } from "../domain/ids.js"
 import type { Position } from "../domain/page.js"
@@ -94,6 +95,15 @@ export interface ClaimWithEncounterKeys {
   readonly encounter: Pick<EncounterRecord, "id" | "external_id" | "latest_claim_id">
 }
 
+/**
+ * A claim with what a change of it needs of its encounter: the keys its write compares and the
+ * content the changed claim is shown with. One row: no remittances, no search columns.
+ */
+export interface ClaimWithEncounterContent {
+  readonly claim: ClaimRecord
+  readonly encounter: Pick<EncounterRecord, "id" | "external_id" | "latest_claim_id" | "payload">
+}
+
 /** A page of a table (`Pages`): newest first by its key, the rows equal to `where` on its filter columns. */
 export interface TablePageScan<T extends PagedTable> extends PageScan {
   readonly where?: { readonly [C in PageFilter<T>]?: C extends keyof RecordOf<T> ? RecordOf<T>[C] | undefined : never }
@@ -144,6 +154,13 @@ export interface StorageShape {
   readonly listClaimWork: (ws: WorkspaceId, q: ClaimWorkScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
   /** A claim by its own id, with its encounter and remittances. */
   readonly findClaim: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
+  /**
+   * A claim's open tasks (open or in progress), in no set order: at most one per type, which the
+   * unique key of open tasks (`tasks_open_key`) holds. What every write that moves a claim reads.
+   */
+  readonly findOpenTasksOfClaim: (ws: WorkspaceId, claimId: ClaimId) => Effect.Effect<ReadonlyArray<TaskRecord>, StorageError>
+  /** A claim by its own id with its encounter's keys and content (`ClaimWithEncounterContent`): what a status move reads. */
+  readonly findClaimToChange: (ws: WorkspaceId, id: ClaimId) => Effect.Effect<Option.Option<ClaimWithEncounterContent>, StorageError>
   /** A claim by its patient control number, with its encounter and remittances. */
   readonly findClaimByPcn: (ws: WorkspaceId, pcn: string) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
   /**

@@ -40,7 +40,7 @@ function* changeClaimStatusGen(workspaceId: WorkspaceId, claimId: string, status
     return yield* new InvalidStatusChange({ errors: [new FieldIssue({ path: "note", message: `must be at most ${NOTE_MAX_LENGTH} characters` })] })
   }
   for (;;) {
-    const found = yield* storage.findClaim(workspaceId, ClaimId.make(claimId))
+    const found = yield* storage.findClaimToChange(workspaceId, ClaimId.make(claimId))
     if (Option.isNone(found)) return yield* new ClaimNotFound({ id: claimId })
     const { encounter, claim } = found.value
     if (claim.status === status) {

@@ -92,6 +92,9 @@ const claimsOf = <R>(write: Write<R>): Map<string, ClaimWork> => {
   return claims
 }
 
+/** The work queue's order: the earliest due first, then by id. */
+const dueFirst = (a: TaskRecord, b: TaskRecord): number => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
 /** The task steps of a write, read against its claims' open tasks now (one indexed read per claim). */
 export const taskSteps = <R>(write: Write<R>, nextId: () => string) =>
   Effect.gen(function* () {
@@ -99,7 +102,7 @@ export const taskSteps = <R>(write: Write<R>, nextId: () => string) =>
     const claims = claimsOf(write)
     const steps: Array<Step<R | TaskRace>> = []
     for (const w of claims.values()) {
-      const open = (yield* storage.page("tasks", w.ws, { where: { open_claim_id: w.claimId }, limit: 100 })).filter((t) => isOpenTask(t.status))
+      const open = (yield* storage.findOpenTasksOfClaim(w.ws, w.claimId)).filter((t) => isOpenTask(t.status)).sort(dueFirst)
       steps.push(...claimTaskSteps<R>(w, open, nextId))
     }
     return steps

@@ -313,6 +313,16 @@ export const makeMemoryStorage = (): StorageShape => {
         const holder = table("claims").unique[0]?.index.get(keyOf({ workspace_id: ws, patient_control_number: pcn }, ["workspace_id", "patient_control_number"]))
         return claimRead(ws, holder === undefined ? undefined : get("claims", holder))
       }),
+    findOpenTasksOfClaim: (ws, claimId) => sync(() => all("tasks").filter((t) => t.workspace_id === ws && t.open_claim_id === claimId)),
+    findClaimToChange: (ws, id) =>
+      sync(() =>
+        Option.flatMap(inWorkspace(ws, get("claims", id)), (claim) =>
+          Option.map(Option.fromNullable(get("encounters", claim.encounter_id)), (e) => ({
+            claim,
+            encounter: { id: e.id, external_id: e.external_id, latest_claim_id: e.latest_claim_id, payload: e.payload }
+          }))
+        )
+      ),
     findClaims: (ws, key, values) =>
       sync(() =>
         values.flatMap((v) => {

@@ -6,7 +6,7 @@ import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domai
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import type { UserWithWorkspace } from "../../domain/user.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { ClaimKey, ClaimWithEncounterKeys, EncounterScan, PlaceScan, TablePageScan } from "../../ports/storage.js"
+import type { ClaimKey, ClaimWithEncounterContent, ClaimWithEncounterKeys, EncounterScan, PlaceScan, TablePageScan } from "../../ports/storage.js"
 import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
 import type { EventCache } from "./read-cache.js"
@@ -102,6 +102,21 @@ const workspace = (r: Row, prefix?: string) => {
 
 const decodeEncounterKeys = compileDecoder(Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId }))
 
+const decodeEncounterContent = compileDecoder(
+  Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId, e_payload: EncounterRecord.fields.payload })
+)
+
+function* claimToChange(ws: string, id: string): Program<Option.Option<ClaimWithEncounterContent>> {
+  const r = (yield* rows(S.claimToChange(ws, id)))[0]
+  if (r === undefined) return Option.none()
+  const claim = codecs.claims.decode(r, "c_")
+  const payload = r.e_payload
+  const keys = decodeEncounterContent({ e_external_id: r.e_external_id, e_latest_claim_id: r.e_latest_claim_id, e_payload: typeof payload === "string" ? JSON.parse(payload) : payload })
+  if (Either.isLeft(keys)) throw new RowDecodeError("encounters", keys.left)
+  const e = keys.right
+  return Option.some({ claim, encounter: { id: claim.encounter_id, external_id: e.e_external_id, latest_claim_id: e.e_latest_claim_id, payload: e.e_payload } })
+}
+
 function* claimsWithKeys(ws: string, key: ClaimKey, values: ReadonlyArray<string>): Program<ReadonlyArray<ClaimWithEncounterKeys>> {
   if (values.length === 0) return []
   return (yield* rows(S.claimsWithKeys(ws, key, values))).map((r): ClaimWithEncounterKeys => {
@@ -153,6 +168,8 @@ export const reads = {
   claim: (ws: string, id: string) => claimRead(ws, S.claim(ws, id)),
   claimByPcn: (ws: string, pcn: string) => claimRead(ws, S.claimByPcn(ws, pcn)),
   claimsWithKeys: (ws: string, key: ClaimKey, values: ReadonlyArray<string>) => claimsWithKeys(ws, key, values),
+  claimToChange: (ws: string, id: string) => claimToChange(ws, id),
+  openTasksOfClaim: (ws: string, claimId: string) => many(S.openTasksOfClaim(ws, claimId), (r) => codecs.tasks.decode(r)),
   clearinghouseSettings: (ws: string) => one(S.clearinghouseSettings(ws), (r) => codecs.clearinghouse_settings.decode(r)),
   batchByGroup: (ws: string, group: number) => one(S.batchByGroup(ws, group), (r) => codecs.x12_batches.decode(r)),
   x12FileByInterchange: (ws: string, key: string) => one(S.x12FileByInterchange(ws, key), (r) => codecs.x12_files.decode(r)),

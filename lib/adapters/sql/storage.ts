@@ -47,6 +47,8 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   listClaimWork: (ws, q) => exec.read("listClaimWork", reads.claimWorkPage(ws, q)),
   findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id)),
   findClaimByPcn: (ws, pcn) => exec.read("findClaimByPcn", reads.claimByPcn(ws, pcn)),
+  findOpenTasksOfClaim: (ws, claimId) => exec.read("findOpenTasksOfClaim", reads.openTasksOfClaim(ws, claimId)),
+  findClaimToChange: (ws, id) => exec.read("findClaimToChange", reads.claimToChange(ws, id)),
   findClaims: (ws, key, values) => exec.read("findClaims", reads.claimsWithKeys(ws, key, values)),
   findClearinghouseSettings: (ws) => exec.read("findClearinghouseSettings", reads.clearinghouseSettings(ws)),
   findX12BatchByGroup: (ws, group) => exec.read("findX12BatchByGroup", reads.batchByGroup(ws, group)),
