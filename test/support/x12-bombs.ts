@@ -153,12 +153,14 @@ export const importsUnderLoad = async (base: string, key: string, next: () => st
   return { answers, latencies, p99: percentile(latencies, 99) }
 }
 
-/** What a test asserts of imports under load: every answer within 2 s, other clients' p99 within 250 ms over at least 100 requests. */
+/**
+ * What a test asserts of imports under load: the answers' statuses, and that other clients were
+ * answered meanwhile (at least 100 requests during the imports). How fast is the bench's question
+ * (`bench/x12-bombs.ts`: each answer within 2 s, other clients' p99 within 250 ms), not a test's.
+ */
 export const boundedUnderLoad = (r: UnderLoad) => ({
   statuses: [...new Set(r.answers.map((a) => a.status))],
-  slowest: Math.max(...r.answers.map((a) => a.ms)) < 2000 ? "under 2 s" : Math.max(...r.answers.map((a) => a.ms)),
-  measured: r.latencies.length >= 100 ? "at least 100" : r.latencies.length,
-  p99: r.p99 <= 250 ? "at most 250 ms" : r.p99
+  measured: r.latencies.length >= 100 ? "at least 100" : r.latencies.length
 })
 
 /** One line on what `importsUnderLoad` measured, for the test's output. */
