@@ -14,51 +14,28 @@
  * bench/results/x12-bombs.md. Exits 1 when an answer took 2 s or more or a p99 exceeded 250 ms.
  */
 import { parseArgs } from "node:util"
-import { clearinghouseSettingsInput, exportablePayload } from "../test/contract/clearinghouse.contract.js"
-import { api, removeTemps, runCli, startBinary, tempDb } from "../test/support/binary.js"
-import { bomb835, bomb999Ik4, bomb999Sets, importsUnderLoad, repetitionsUnder, type UnderLoad } from "../test/support/x12-bombs.js"
+import { removeTemps, startBinary, tempDb } from "../test/support/binary.js"
+import { bombPcn, filesAtLimit, prepareBombTarget, unknownPcn } from "../test/support/x12-bomb-target.js"
+import { bomb835, bomb999Ik4, bomb999Sets, importsUnderLoad, type UnderLoad } from "../test/support/x12-bombs.js"
 import { appendResult, fmt, machineLine } from "./support.js"
 
 const { values: flags } = parseArgs({ options: { rounds: { type: "string", default: "1" } } })
 const rounds = Number(flags.rounds)
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer")
 
-const LIMIT = 10 * 1024 * 1024
-const CLAIMS = 100
 const ANSWER_MS = 2000
 const P99_MS = 250
-const pcn = (i: number) => `PCN${String(i).padStart(7, "0")}`
 
 const db = tempDb("x12-bombs-bench")
 const server = await startBinary({ db, args: ["--rate-limit", "0"] })
 try {
-  const made = await runCli(["keys", "create", "--workspace", "default", "--scope", "claims:write"], { db })
-  if (made.code !== 0) throw new Error(`keys create exited ${made.code}`)
-  const key: string = made.json.key
-  if ((await api(server.url, key, "/api/workspace/clearinghouse", { method: "PUT", body: clearinghouseSettingsInput })).status !== 200) {
-    throw new Error("the clearinghouse settings were refused")
-  }
-  const claimIds: Array<string> = []
-  for (let i = 0; i < CLAIMS; i++) {
-    const created = await api(server.url, key, "/api/encounters", { body: exportablePayload(`bench-bombs-${i}`, pcn(i)) })
-    const read = await api(server.url, key, `/api/encounters/${created.body.encounter_id}`)
-    claimIds.push(read.body.latest_claim_id)
-  }
-  const batch = await api(server.url, key, "/api/x12/837p-batches", { body: { claim_ids: claimIds } })
-  if (batch.status !== 201) throw new Error(`the 837P batch answered ${batch.status}`)
-  const group: number = batch.body.group_control_number
-
-  let icn = 700
-  const atLimit = (make: (icn: number, n: number) => string) => () => {
-    const control = ++icn
-    return make(control, repetitionsUnder(LIMIT, (n) => make(control, n)))
-  }
-  const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
+  const { key, group } = await prepareBombTarget(server.url, db, 100, "bench-bombs")
+  const atLimit = filesAtLimit()
   const kinds: ReadonlyArray<readonly [string, () => string]> = [
     ["999 of 80,000+ IK4s", atLimit((c, n) => bomb999Ik4(c, group, n))],
     ["999 acknowledging one batch over and over", atLimit((c, n) => bomb999Sets(c, group, n))],
-    ["835 repeating one claim's CLP (refused)", atLimit((c, n) => bomb835(c, n, () => pcn(0)))],
-    ["835 naming 130,000 claims no one has", atLimit((c, n) => bomb835(c, n, unknown))]
+    ["835 repeating one claim's CLP (refused)", atLimit((c, n) => bomb835(c, n, () => bombPcn(0)))],
+    ["835 naming 130,000 claims no one has", atLimit((c, n) => bomb835(c, n, unknownPcn))]
   ]
 
   const rows: Array<string> = []

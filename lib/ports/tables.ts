@@ -201,8 +201,8 @@ export const Pages = {
   clearinghouse_pickups: { time: "created_at", filters: ["connection_id", "status"] },
   // A claim's checks, and the checks in one state (the file export's queue, the core sender's).
   status_checks: { time: "created_at", filters: ["claim_id", "status"] },
-  // The work queue, oldest due first; `open_claim_id` reads a claim's open tasks.
-  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id", "open_claim_id"], oldestFirst: true },
+  // The work queue, oldest due first (a claim's open tasks are read by `findOpenTasksOfClaim`).
+  tasks: { time: "due_at", filters: ["status", "type", "category", "assignee", "claim_id"], oldestFirst: true },
   users: { time: "created_at", filters: [] },
   audit_log: { time: "at", filters: ["actor_id", "resource_id", "action"] }
 } as const satisfies { readonly [T in TableName]?: PageKey<T> }

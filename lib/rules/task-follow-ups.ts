@@ -104,8 +104,7 @@ const sweepWorkspace = (ws: WorkspaceId, days: number) =>
       const rows = yield* storage.listClaimWork(ws, { status: "submitted_to_payer", by: "status_changed_at", descending: false, position, limit: SWEEP_PAGE })
       const waiting = rows.slice(0, SWEEP_PAGE).filter((r) => r.claim.status_changed_at < cutoff)
       for (const { encounter, claim } of waiting) {
-        const open = yield* storage.page("tasks", ws, { where: { open_claim_id: claim.id, type: "claim_follow_up" }, limit: 1 })
-        if (open.length > 0) continue
+        if ((yield* storage.findOpenTasksOfClaim(ws, claim.id)).some((t) => t.type === "claim_follow_up")) continue
         const at = isoTime(now)
         yield* commit({
           operation: "raiseFollowUp",

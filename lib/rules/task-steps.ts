@@ -3,7 +3,6 @@ import { categoryOf } from "../domain/code-meanings.js"
 import type { EventRecord } from "../domain/event.js"
 import { ClaimId, EncounterId, EventId, type WorkspaceId } from "../domain/ids.js"
 import {
-  isOpenTask,
   openKeyOf,
   type TaskCause,
   type TaskCauseInput,
@@ -102,7 +101,7 @@ export const taskSteps = <R>(write: Write<R>, nextId: () => string) =>
     const claims = claimsOf(write)
     const steps: Array<Step<R | TaskRace>> = []
     for (const w of claims.values()) {
-      const open = (yield* storage.findOpenTasksOfClaim(w.ws, w.claimId)).filter((t) => isOpenTask(t.status)).sort(dueFirst)
+      const open = [...(yield* storage.findOpenTasksOfClaim(w.ws, w.claimId))].sort(dueFirst)
       steps.push(...claimTaskSteps<R>(w, open, nextId))
     }
     return steps

@@ -127,8 +127,7 @@ export const updateTask = (workspaceId: WorkspaceId, id: string, change: TaskCha
       const status = change.status ?? t.status
       if (isOpenTask(status) && !isOpenTask(t.status)) {
         // Reopening: only while the claim has no other open task of the type (one open per claim and type).
-        const open = yield* storage.page("tasks", workspaceId, { where: { open_claim_id: t.claim_id, type: t.type }, limit: 1 })
-        const other = open.find((o) => o.id !== t.id)
+        const other = (yield* storage.findOpenTasksOfClaim(workspaceId, t.claim_id)).find((o) => o.type === t.type && o.id !== t.id)
         if (other !== undefined) {
           return yield* new InvalidTaskChange({ errors: [new FieldIssue({ path: "status", message: `the claim has another open ${t.type} task: ${other.id}` })] })
         }

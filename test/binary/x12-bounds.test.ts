@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { REMITTANCES_SHOWN } from "../../lib/domain/remittance.js"
-import { clearinghouseSettingsInput, exportablePayload } from "../contract/clearinghouse.contract.js"
 import { api, ensureBinary, removeTemps, type RunningBinary, runCli, startBinary, tempDb } from "../support/binary.js"
-import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, reportUnderLoad, repetitionsUnder } from "../support/x12-bombs.js"
+import { BOMB_LIMIT as LIMIT, type BombClaim, filesAtLimit, prepareBombTarget, unknownPcn } from "../support/x12-bomb-target.js"
+import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, reportUnderLoad } from "../support/x12-bombs.js"
 
 /**
  * The security review's hostile files against the compiled binary (its server on a SQLite file,
@@ -13,7 +13,6 @@ import { bomb835, bomb999Ik4, bomb999Sets, boundedUnderLoad, importsUnderLoad, r
  * `bench/x12-bombs.ts` on the same files, not asserted here: a timing depends on the machine.
  */
 
-const LIMIT = 10 * 1024 * 1024
 const SLOW = 120_000
 const CLAIMS = 100
 
@@ -21,25 +20,13 @@ let db: string
 let server: RunningBinary
 let key: string
 let group: number
-const claims: Array<{ encounter: string; claim: string; pcn: string }> = []
-const pcn = (i: number) => `PCN${String(i).padStart(7, "0")}`
+let claims: ReadonlyArray<BombClaim> = []
 
 beforeAll(async () => {
   ensureBinary()
   db = tempDb("x12-bounds")
   server = await startBinary({ db, args: ["--rate-limit", "0"] })
-  const made = await runCli(["keys", "create", "--workspace", "default", "--scope", "claims:write"], { db })
-  expect(made.code).toBe(0)
-  key = made.json.key
-  expect((await api(server.url, key, "/api/workspace/clearinghouse", { method: "PUT", body: clearinghouseSettingsInput })).status).toBe(200)
-  for (let i = 0; i < CLAIMS; i++) {
-    const created = await api(server.url, key, "/api/encounters", { body: exportablePayload(`bin-bounds-${i}`, pcn(i)) })
-    const read = await api(server.url, key, `/api/encounters/${created.body.encounter_id}`)
-    claims.push({ encounter: created.body.encounter_id, claim: read.body.latest_claim_id, pcn: pcn(i) })
-  }
-  const batch = await api(server.url, key, "/api/x12/837p-batches", { body: { claim_ids: claims.map((c) => c.claim) } })
-  expect(batch.status).toBe(201)
-  group = batch.body.group_control_number
+  ;({ key, group, claims } = await prepareBombTarget(server.url, db, CLAIMS, "bin-bounds"))
 }, SLOW)
 
 afterAll(async () => {
@@ -48,11 +35,7 @@ afterAll(async () => {
 })
 
 /** A fresh ISA13 per file, so no import is a duplicate of another. */
-let icn = 700
-const atLimit = (make: (icn: number, n: number) => string) => () => {
-  const control = ++icn
-  return make(control, repetitionsUnder(LIMIT, (n) => make(control, n)))
-}
+const atLimit = filesAtLimit()
 const under = { statuses: [200], measured: "at least 100" }
 
 describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
@@ -94,8 +77,7 @@ describe("encounterd binary: hostile X12 files at the 10 MiB limit", () => {
   }, SLOW)
 
   test("an 835 naming 130,000 claims no one has: imported, 1001 outcomes", async () => {
-    const unknown = (i: number) => `UNK${String(i).padStart(7, "0")}`
-    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb835(c, n, unknown)))
+    const r = await importsUnderLoad(server.url, key, atLimit((c, n) => bomb835(c, n, unknownPcn)))
     reportUnderLoad("binary: 835 of unknown claims", LIMIT, r)
     expect(boundedUnderLoad(r)).toEqual(under)
     for (const a of r.answers) expect([a.body.summary.total, a.body.claims.length]).toEqual([1001, 1000])

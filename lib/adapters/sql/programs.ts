@@ -100,11 +100,10 @@ const workspace = (r: Row, prefix?: string) => {
   return ws
 }
 
-const decodeEncounterKeys = compileDecoder(Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId }))
-
-const decodeEncounterContent = compileDecoder(
-  Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId, e_payload: EncounterRecord.fields.payload })
-)
+/** The `e_` columns of a claim read with its encounter's keys; a status move's read adds the content. */
+const EncounterKeys = Schema.Struct({ e_external_id: EncounterRecord.fields.external_id, e_latest_claim_id: ClaimId })
+const decodeEncounterKeys = compileDecoder(EncounterKeys)
+const decodeEncounterContent = compileDecoder(Schema.Struct({ ...EncounterKeys.fields, e_payload: EncounterRecord.fields.payload }))
 
 function* claimToChange(ws: string, id: string): Program<Option.Option<ClaimWithEncounterContent>> {
   const r = (yield* rows(S.claimToChange(ws, id)))[0]

@@ -352,7 +352,9 @@ export const claimByPcn = (ws: string, pcn: string): Query => query(`${CLAIM} WH
  * Claims by their ids or control numbers (`key`), with the keys of their encounters a status move
  * needs (`e_` columns): the import's lookups of a file's claims, some hundreds per query.
  */
-const CLAIM_WITH_KEYS = `SELECT e.external_id AS e_external_id, e.latest_claim_id AS e_latest_claim_id, ${CLAIM_COLUMNS} FROM claims c JOIN encounters e ON e.id = c.encounter_id`
+const ENCOUNTER_KEYS = "e.external_id AS e_external_id, e.latest_claim_id AS e_latest_claim_id"
+const CLAIM_JOIN = "FROM claims c JOIN encounters e ON e.id = c.encounter_id"
+const CLAIM_WITH_KEYS = `SELECT ${ENCOUNTER_KEYS}, ${CLAIM_COLUMNS} ${CLAIM_JOIN}`
 /** Encounters by id (an import reads the payloads of the claims an 835 pays, some hundreds at a time). */
 export const encounterRecordsByIds = (ws: string, ids: ReadonlyArray<string>): Query =>
   query(`${selectAll("encounters")} WHERE workspace_id = ? AND id IN (${marks(ids.length)})`, [ws, ...ids])
@@ -366,7 +368,7 @@ export const openTasksOfClaim = (ws: string, claimId: string): Query =>
 
 /** A claim by id with its encounter's keys and content (`e_` columns): what a status move reads, one row. */
 export const claimToChange = (ws: string, id: string): Query =>
-  query(`SELECT e.payload AS e_payload, ${CLAIM_WITH_KEYS.slice("SELECT ".length)} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
+  query(`SELECT ${ENCOUNTER_KEYS}, e.payload AS e_payload, ${CLAIM_COLUMNS} ${CLAIM_JOIN} WHERE c.id = ? AND c.workspace_id = ?`, [id, ws])
 
 export const claimsWithKeys = (ws: string, key: ClaimKey, values: ReadonlyArray<string>): Query =>
   query(`${CLAIM_WITH_KEYS} WHERE c.workspace_id = ? AND c.${key} IN (${marks(values.length)})`, [ws, ...values])
