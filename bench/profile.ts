@@ -4,7 +4,7 @@
  * functions by self time (--keep copies the whole
  * Markdown profile to the temp folder).
  *
- *   bun bench/profile.ts --scenario events|events-follow|list|read|compat-list|compat-read|status|create|create-unique|replay
+ *   bun bench/profile.ts --scenario events|events-follow|list|read|read-one|compat-list|compat-read|status|create|create-unique|replay
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
+import { type Phase, profileWindow } from "./cpu-profile.js"
 import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
 import { createEncounters, encounterdCommand, scratch } from "./support.js"
 
@@ -25,6 +26,23 @@ const { values: flags } = parseArgs({
     keep: { type: "boolean", default: false }
   }
 })
+/**
+ * Where a request's CPU goes, told apart by a frame on the sampled stack (the first match wins).
+ * Group commits, the reads' audit entries and the heap pacer run in turns of their own, so their
+ * stacks hold none of a request's frames.
+ */
+const PHASES: ReadonlyArray<Phase> = [
+  ["heap pacer: paced collections", /^(tick|edenGC|fullGC|gc) |server\/heap-pacer\.ts/],
+  ["garbage collection by the engine", /^\(garbage collector\)/],
+  ["group commit (SQLite transaction, audit entries included)", /^flush lib\/adapters\/sqlite\/write-queue\.ts/],
+  ["reads' audit entries, gathered", /^write server\/audit\.ts|appendAuditEntries/],
+  ["request log line", / server\/log\.ts/],
+  ["metrics", / server\/(server-)?metrics\.ts/],
+  ["authentication", /^authenticate(Key)? lib\/rules\/workspaces\.ts/],
+  ["storage reads and their decoding", /lib\/adapters\/(sql|sqlite)\//],
+  ["the route's handler and rules", / server\/routes\/| lib\/rules\//],
+  ["request pipeline (routing, Effect runtime, answer)", / server\/http\.ts/]
+]
 const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/profile.ts needs wrk on PATH")
 const work = scratch("encounterd-profile-")
@@ -48,7 +66,7 @@ await work.run(async () => {
   const db = join(work.dir, "profile.sqlite")
   const profDir = join(work.dir, "prof")
   const server = await work.serve(
-    ["bun", "--cpu-prof-md", `--cpu-prof-dir=${profDir}`, "bin/main.ts", "serve", "--port", "0", "--db", db, "--rate-limit", "0"],
+    ["bun", "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profDir}`, "bin/main.ts", "serve", "--port", "0", "--db", db, "--rate-limit", "0"],
     "server.log",
     true
   )
@@ -70,6 +88,7 @@ await work.run(async () => {
         return out
       }
       case "list": return [{ method: "GET", path: "/encounters?limit=100" }]
+      case "read-one": return encounters.slice(0, 1).map((id) => ({ method: "GET", path: `/encounters/${id}` }))
       case "read": return encounters.slice(0, 200).map((id) => ({ method: "GET", path: `/encounters/${id}` }))
       case "compat-list": return [{ method: "GET", path: "/api/encounters/compat-version?limit=100" }]
       case "compat-read": return encounters.slice(0, 200).map((id) => ({ method: "GET", path: `/api/encounters/compat-version/${id}` }))
@@ -107,9 +126,16 @@ await work.run(async () => {
   const lua = requests[0]?.method === "LUA" ? requests[0].path : luaFor(requests, key)
   const script = join(work.dir, "load.lua")
   await Bun.write(script, lua)
+  const from = Date.now()
   const run = Bun.spawnSync([wrk, "-t2", `-c${flags.connections}`, `-d${flags.duration}s`, "-s", script, server.url], { stdout: "pipe" })
+  const to = Date.now()
   const out = run.stdout.toString()
   await work.stop(server.proc, "server")
+  const cpuprofile = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"))
+  if (cpuprofile === undefined) throw new Error("no .cpuprofile written")
+  const window = profileWindow(join(profDir, cpuprofile), from, to, process.cwd(), PHASES)
+  const served = Number(/(\d+) requests in/.exec(out)?.[1] ?? "0")
+  const perRequest = (ms: number) => (served > 0 ? ((ms * 1000) / served).toFixed(1) : "?")
   const file = readdirSync(profDir).find((f) => f.endsWith(".md"))
   if (file === undefined) throw new Error("no profile written")
   const md = readFileSync(join(profDir, file), "utf8")
@@ -120,5 +146,16 @@ await work.run(async () => {
   }
   const lines = md.split("\n")
   const start = lines.findIndex((l) => /self/i.test(l) && l.startsWith("#"))
-  return [`## ${flags.scenario}`, "```", out.trim(), "```", ...lines.slice(Math.max(0, start), Math.max(0, start) + Number(flags.top) + 4)].join("\n")
+  const phaseRows = [
+    `The load window: ${window.sampledMs.toFixed(0)} ms of server CPU sampled over ${served} requests (${perRequest(window.sampledMs)} µs a request).`,
+    "",
+    "| phase | µs a request | share | its functions by self time (ms) |",
+    "|---|---:|---:|---|",
+    ...window.phases.map(
+      (ph) =>
+        `| ${ph.label} | ${perRequest(ph.ms)} | ${((100 * ph.ms) / window.sampledMs).toFixed(1)} % | ${ph.self.slice(0, 4).map(([f, ms]) => `\`${f}\` ${ms.toFixed(0)}`).join(", ")} |`
+    ),
+    ""
+  ]
+  return [`## ${flags.scenario}`, "```", out.trim(), "```", ...phaseRows, ...lines.slice(Math.max(0, start), Math.max(0, start) + Number(flags.top) + 4)].join("\n")
 }, "profile.md")

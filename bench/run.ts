@@ -41,7 +41,7 @@
  * runs two loads at once, half the connections each, one per instance.
  */
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -63,7 +63,7 @@ import {
   type SequencedRequest,
   statusSequence
 } from "./scenario-data.js"
-import { completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
+import { baselineSource, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -246,22 +246,6 @@ if (flags.binary && targetNames.includes("encounterd")) ensureBinary()
 // The references take encounterd's compat builder from a bundle of the checkout's sources.
 if (targetNames.some((t) => !isEncounterd(t))) await buildCompat()
 
-/**
- * The baseline's sources: a detached git worktree of `--baseline REV` in the temp folder, sharing
- * this checkout's node_modules (removed again by the cleanup). It runs from source under this bun.
- */
-const baselineSource = (dir: string, rev: string): { readonly root: string; readonly remove: () => void } => {
-  const src = join(dir, "baseline-src")
-  const add = Bun.spawnSync(["git", "worktree", "add", "--detach", src, rev], { cwd: root })
-  if (add.exitCode !== 0) throw new Error(`git worktree add ${rev}: ${new TextDecoder().decode(add.stderr)}`)
-  symlinkSync(join(root, "node_modules"), join(src, "node_modules"))
-  return {
-    root: src,
-    remove: () => void Bun.spawnSync(["git", "worktree", "remove", "--force", src], { cwd: root })
-  }
-}
-
-/** `encounterd <args>` of a target: this checkout's (source or binary), or the baseline's source. */
 const commandOf = (target: "encounterd" | "baseline", args: ReadonlyArray<string>, baselineRoot: string | undefined): string[] =>
   target === "encounterd" ? encounterdCommand(flags.binary, args) : [process.execPath, join(baselineRoot ?? "", "bin/main.ts"), ...args]
 

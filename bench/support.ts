@@ -4,7 +4,7 @@
  * creating encounters through the API, percentiles, number formatting, the machine line, and a
  * measurement's report printed and appended to a file under bench/results.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { validPayload } from "../test/support/payloads.js"
@@ -193,3 +193,20 @@ export const appendResult = (file: string, report: string): string => {
   appendFileSync(path, `${before.length > 0 && !before.endsWith("\n\n") ? "\n" : ""}${report.endsWith("\n") ? report : `${report}\n`}`)
   return path
 }
+
+/**
+ * The baseline's sources: a detached git worktree of `--baseline REV` in the temp folder, sharing
+ * this checkout's node_modules (removed again by the cleanup). It runs from source under this bun.
+ */
+export const baselineSource = (dir: string, rev: string): { readonly root: string; readonly remove: () => void } => {
+  const src = join(dir, "baseline-src")
+  const add = Bun.spawnSync(["git", "worktree", "add", "--detach", src, rev], { cwd: root })
+  if (add.exitCode !== 0) throw new Error(`git worktree add ${rev}: ${new TextDecoder().decode(add.stderr)}`)
+  symlinkSync(join(root, "node_modules"), join(src, "node_modules"))
+  return {
+    root: src,
+    remove: () => void Bun.spawnSync(["git", "worktree", "remove", "--force", src], { cwd: root })
+  }
+}
+
+/** `encounterd <args>` of a target: this checkout's (source or binary), or the baseline's source. */

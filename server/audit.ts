@@ -2,7 +2,7 @@ import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
 import type { AuditActor, AuditOutcome, AuditRecord, AuditResourceType } from "../lib/domain/audit.js"
 import { StorageError } from "../lib/domain/errors.js"
 import type { WorkspaceId } from "../lib/domain/ids.js"
-import { appendAuditEntries, auditEntry } from "../lib/rules/audit.js"
+import { type AuditQuery, appendAuditEntries, auditEntry, listAudit } from "../lib/rules/audit.js"
 import { type CarriedAudit, carryingAudit } from "../lib/rules/audit-carry.js"
 import { log } from "./log.js"
 import type { HttpFailure } from "./problem.js"
@@ -29,15 +29,21 @@ export interface AuditContext {
   readonly requestId: string
   /** The request's method: a read (GET, HEAD) does not wait for its entry's commit. */
   readonly method: string
-  /** Where a read's entry goes: written with the other reads' entries of its turn. */
+  /** Where a read's entry goes: written with the other reads' entries of its window. */
   readonly reads: AuditQueue
 }
 
 /**
- * Reads' entries, gathered over one turn of the event loop and appended as one write (at most
- * `MAX_ENTRIES_PER_WRITE` entries each): a read costs its entry's row, not a write of its own.
- * A refused write is logged at level error, one line per missing entry (its request id and
- * action, never patient data).
+ * Reads' entries, gathered for up to `windowMs` after the first of them (or until
+ * `MAX_ENTRIES_PER_WRITE` are gathered) and appended as one write: a read costs its entry's row,
+ * not a write of its own. A commit costs SQLite about as much as 25 rows (the pages it writes at
+ * the tails of the log's indexes), so entries gathered a turn at a time (some 30 under a load of
+ * reads) cost about twice as much each as entries gathered over 20 ms (bench/RESULTS.md). A read
+ * is answered before its entry is committed either way: what the window changes is how many
+ * answered reads' entries a crash can take with it (those of the last `windowMs`, not of the last
+ * turn). Reading the audit log drains the queue first, so the log a caller reads holds every read
+ * answered before it. A refused write is logged at level error, one line per missing entry (its
+ * request id and action, never patient data).
  */
 export interface AuditQueue {
   readonly add: (entry: AuditRecord) => void
@@ -47,6 +53,9 @@ export interface AuditQueue {
 
 const MAX_ENTRIES_PER_WRITE = 512
 
+/** How long reads' entries are gathered after the first of them, by default. */
+export const AUDIT_WINDOW_MS = 20
+
 const missing = (entries: ReadonlyArray<AuditRecord>, e: StorageError) =>
   Effect.sync(() => {
     for (const entry of entries) {
@@ -54,11 +63,12 @@ const missing = (entries: ReadonlyArray<AuditRecord>, e: StorageError) =>
     }
   })
 
-export const makeAuditQueue = (runtime: ManagedRuntime.ManagedRuntime<Services, never>): AuditQueue => {
+export const makeAuditQueue = (runtime: ManagedRuntime.ManagedRuntime<Services, never>, windowMs = AUDIT_WINDOW_MS): AuditQueue => {
   let gathered: Array<AuditRecord> = []
-  let scheduled = false
+  let timer: ReturnType<typeof setTimeout> | undefined
   const write = (): Promise<void> => {
-    scheduled = false
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
     const entries = gathered
     gathered = []
     const writes: Array<Promise<void>> = []
@@ -73,13 +83,22 @@ export const makeAuditQueue = (runtime: ManagedRuntime.ManagedRuntime<Services, 
   return {
     add: (entry) => {
       gathered.push(entry)
-      if (scheduled) return
-      scheduled = true
-      setImmediate(write)
+      if (gathered.length >= MAX_ENTRIES_PER_WRITE) void write()
+      else timer ??= setTimeout(write, windowMs)
     },
     drain: write
   }
 }
+
+/**
+ * A page of the audit log, once the reads' entries gathered so far are written: the log a caller
+ * reads holds every read answered before its request.
+ */
+export const listAuditAfterReads = (server: { readonly auditReads: AuditQueue }, ws: WorkspaceId, query: AuditQuery) =>
+  Effect.zipRight(
+    Effect.promise(() => server.auditReads.drain()),
+    listAudit(ws, query)
+  )
 
 /** Not-found errors are tagged `...NotFound`; scope, role and password-change refusals are denials. */
 const outcomeOf = (exit: Exit.Exit<Reply, HttpFailure>): AuditOutcome => {
@@ -95,7 +114,7 @@ const outcomeOf = (exit: Exit.Exit<Reply, HttpFailure>): AuditOutcome => {
 /**
  * Runs a route's work and appends its audit entry, then answers: a change's entry is committed
  * with the change itself (or, when the change wrote nothing, before the answer leaves); a read's
- * is gathered for the turn's write of reads' entries. When the database refuses the entry (a full disk, a lock held past the busy
+ * is gathered for the next write of reads' entries. When the database refuses the entry (a full disk, a lock held past the busy
  * timeout, PostgreSQL unreachable), the answer still goes out, as reads keep working through such
  * faults, and the missing entry is logged at level error with the request id and the action (never
  * the patient data), so the gap is on record where the operator looks.
@@ -116,7 +135,7 @@ function* auditedGen(decl: AuditDecl, context: AuditContext, work: Effect.Effect
   })
   if (context.method === "GET" || context.method === "HEAD") {
     // A read is answered without waiting for its entry's commit (it is gathered and committed with
-    // the other reads' entries of its turn), so a read costs no write of its own and is not held up
+    // the other reads' entries of its window), so a read costs no write of its own and is not held up
     // by a database that will not take writes (a lock held by another process).
     const exit = yield* Effect.exit(work)
     context.reads.add(yield* auditEntry(fact(outcomeOf(exit))))

@@ -39,7 +39,7 @@ export interface ServerContext {
   readonly passwords: PasswordHasher
   /** The console's OpenID Connect client, when the server has a provider (`--oidc-issuer`). */
   readonly oidc: OidcClient | undefined
-  /** Reads' audit entries, written a turn at a time. */
+  /** Reads' audit entries, gathered and written together (`makeAuditQueue`). */
   readonly auditReads: AuditQueue
 }
 

@@ -4,9 +4,9 @@ import { Page } from "../../lib/domain/page.js"
 import { RetentionPatch, RetentionView } from "../../lib/domain/retention.js"
 import { UserCreate, UserCreated, UserPatch, UserView } from "../../lib/domain/user.js"
 import { Passwords } from "../../lib/ports/passwords.js"
-import { listAudit } from "../../lib/rules/audit.js"
 import { getRetention, patchRetention } from "../../lib/rules/retention.js"
 import { createUser, listUsers, updateUser } from "../../lib/rules/users.js"
+import { listAuditAfterReads } from "../audit.js"
 import { readJsonBody } from "../body.js"
 import { authed, json, NoQuery, type Route } from "../route.js"
 import { Limit, PageQuery, PageToken, problemAs, problems } from "./shared.js"
@@ -113,7 +113,7 @@ export const userRoutes: ReadonlyArray<Route> = [
       unknownParameters: "refuse",
       responses: { 200: { description: "A page of entries", schema: AuditPageDoc }, ...problems(400, 401, 403, 429) }
     },
-    ({ principal, query }) => Effect.map(listAudit(principal.workspace.id, query), (page) => json(200, page))
+    ({ principal, query, server }) => Effect.map(listAuditAfterReads(server, principal.workspace.id, query), (page) => json(200, page))
   ),
   authed(
     {

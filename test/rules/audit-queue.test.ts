@@ -12,25 +12,51 @@ import { capturedLogs } from "../support/server.js"
 const runtime = () => ManagedRuntime.make(Layer.mergeAll(MemoryStorage.layer, liveServices, ephemeralWebhookSettings()))
 
 describe("reads' audit entries (makeAuditQueue)", () => {
-  test("entries gathered in one turn are written together after it; drain writes them at once, as a stopping server does", async () => {
+  test("entries gathered within the window are written together after it; drain writes them at once, as a stopping server does", async () => {
     const rt = runtime()
     try {
       const ws = (await rt.runPromise(createWorkspace("clinic-q", "Clinic Q"))).id
       const entry = (requestId: string) =>
         rt.runPromise(auditEntry({ workspaceId: ws, actor: { kind: "key", id: "k", name: "eik_q" }, action: "encounter.read", resourceType: "encounter", resourceId: "e1", clientIp: null, requestId, outcome: "ok" }))
       const logged = async () => (await rt.runPromise(listAudit(ws, {}))).items.map((e) => e.request_id).sort()
-      const queue = makeAuditQueue(rt)
+      const queue = makeAuditQueue(rt, 200)
       queue.add(await entry("r-1"))
+      await new Promise((resolve) => setTimeout(resolve, 20))
       queue.add(await entry("r-2"))
-      // Not written within the turn that gathered them...
+      // Not written within the window that began with the first of them...
+      await new Promise((resolve) => setImmediate(resolve))
       expect(await logged()).toEqual([])
-      // ...but on the next turn, together.
-      await new Promise((resolve) => setImmediate(resolve))
-      await new Promise((resolve) => setImmediate(resolve))
+      // ...but once it ends, together.
+      await new Promise((resolve) => setTimeout(resolve, 250))
       expect(await logged()).toEqual(["r-1", "r-2"])
       queue.add(await entry("r-3"))
       await queue.drain()
       expect(await logged()).toEqual(["r-1", "r-2", "r-3"])
+    } finally {
+      await rt.dispose()
+    }
+  })
+
+  test("a full batch is written without waiting for the window to end", async () => {
+    const rt = runtime()
+    try {
+      const ws = (await rt.runPromise(createWorkspace("clinic-s", "Clinic S"))).id
+      const made = await rt.runPromise(
+        Effect.forEach(Array.from({ length: 513 }, (_, i) => `r-${i}`), (requestId) =>
+          auditEntry({ workspaceId: ws, actor: { kind: "key", id: "k", name: "eik_s" }, action: "encounter.read", resourceType: "encounter", resourceId: "e1", clientIp: null, requestId, outcome: "ok" })
+        )
+      )
+      // A window longer than the test: only the 512-entry limit can write them.
+      const queue = makeAuditQueue(rt, 60_000)
+      for (const e of made) queue.add(e)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const count = async (cursor?: string): Promise<number> => {
+        const page = await rt.runPromise(listAudit(ws, { limit: 100, ...(cursor === undefined ? {} : { page_token: cursor }) }))
+        return page.items.length + (page.next_page_token === null ? 0 : await count(page.next_page_token))
+      }
+      expect(await count()).toBe(512)
+      await queue.drain()
+      expect(await count()).toBe(513)
     } finally {
       await rt.dispose()
     }
