@@ -226,7 +226,10 @@ export const fromEncounterRow = (r: EncounterRow): EncounterWithClaim => ({
     external_id: r.external_id,
     created_at: r.created_at,
     source: r.source,
-    payload: r.payload,
+    // Read from the row when needed: a stored row's payload may be parsed only then (`TableDef.lazy`).
+    get payload() {
+      return r.payload
+    },
     latest_claim_id: r.latest_claim_id,
     initial_claim_status: r.initial_claim_status,
     initial_patient_control_number: r.initial_patient_control_number,

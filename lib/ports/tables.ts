@@ -30,6 +30,11 @@ export interface TableDef<S extends Schema.Schema.AnyNoContext> {
   readonly revision?: keyof Schema.Schema.Type<S> & string
   /** Number columns PostgreSQL stores as BIGINT, which its driver answers as text: read as numbers. */
   readonly bigint?: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
+  /**
+   * JSON columns parsed (and checked against their schema) when first read rather than when the
+   * row is: a read that answers with a render it already holds never needs them.
+   */
+  readonly lazy?: ReadonlyArray<keyof Schema.Schema.Type<S> & string>
 }
 
 const table = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>): TableDef<S> => def
@@ -42,6 +47,8 @@ export const Tables = {
     name: "encounters",
     record: EncounterRow,
     json: ["payload", "latest_claim_clearinghouse_transaction_ids"],
+    // A read or a list page answered from its renders (server/rendered.ts) never looks at the payload.
+    lazy: ["payload"],
     generated: [],
     unique: { external_id: ["workspace_id", "external_id"] },
     revision: "revision",

@@ -1,6 +1,6 @@
-import { Either, type Schema } from "effect"
+import { Either, Schema } from "effect"
 import type { TableDef } from "../../ports/tables.js"
-import { compileDecoder } from "./decode.js"
+import { compileCheckWithout, compileDecoder } from "./decode.js"
 import { type Row, type SqlValue, toSqlValue } from "./dialect.js"
 
 /**
@@ -48,9 +48,12 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
   const bigint = new Set<string>([...def.generated, ...(def.bigint ?? [])])
   const insertColumns = columns.filter((c) => !generated.has(c))
   const decodeRecord = compileDecoder<A, unknown>(def.record)
+  const restCheck = def.lazy === undefined || def.lazy.length === 0 ? undefined : compileCheckWithout(ast, new Set<string>(def.lazy))
   // Per column, what reading it takes: a JSON parse, a number from PostgreSQL's BIGINT text, or nothing.
   const kinds = columns.map((c) => (json.has(c) ? JSON_COLUMN : bigint.has(c) ? SEQUENCE : PLAIN))
   const special = kinds.flatMap((k, i) => (k === PLAIN ? [] : [i]))
+  const lazy = lazyColumns(def, ast)
+  const parseLater = new Set(lazy.map((l) => l.column))
   const encodeColumn = (column: string, value: unknown): SqlValue =>
     json.has(column) ? (value === null || value === undefined ? null : JSON.stringify(value)) : toSqlValue(value)
   return {
@@ -61,6 +64,8 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
     encode: (record) => insertColumns.map((c) => encodeColumn(c, record[c])),
     decode: (row, prefix) => {
       let input: Record<string, unknown>
+      // The texts of lazy columns, left unparsed (JSON columns answered as text: SQLite's).
+      let later: Array<readonly [LazyColumn, string]> | undefined
       if (prefix === undefined) {
         // The row holds exactly the table's columns (a read of this table). It is the driver's fresh
         // object, read once: its JSON and sequence columns are converted in place.
@@ -68,20 +73,70 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
         for (const i of special) {
           const c = columns[i]!
           const v = input[c]
-          input[c] = kinds[i] === JSON_COLUMN ? (typeof v === "string" ? JSON.parse(v) : v) : v !== null && v !== undefined ? Number(v) : v
+          if (kinds[i] === JSON_COLUMN && typeof v === "string" && parseLater.has(c)) (later ??= []).push([lazyOf(lazy, c), v])
+          else input[c] = kinds[i] === JSON_COLUMN ? (typeof v === "string" ? JSON.parse(v) : v) : v !== null && v !== undefined ? Number(v) : v
         }
       } else {
         // A joined row: this table's columns are the ones named with `prefix`.
         input = {}
         for (let i = 0; i < columns.length; i++) {
-          const v = row[prefix + columns[i]!]
+          const c = columns[i]!
+          const v = row[prefix + c]
           const kind = kinds[i]
-          input[columns[i]!] = kind === JSON_COLUMN && typeof v === "string" ? JSON.parse(v) : kind === SEQUENCE && v !== null && v !== undefined ? Number(v) : v
+          if (kind === JSON_COLUMN && typeof v === "string" && parseLater.has(c)) (later ??= []).push([lazyOf(lazy, c), v])
+          input[c] = kind === JSON_COLUMN && typeof v === "string" ? (parseLater.has(c) ? v : JSON.parse(v)) : kind === SEQUENCE && v !== null && v !== undefined ? Number(v) : v
         }
+      }
+      if (later !== undefined) {
+        // The rest of the row checked now; each lazy column parsed and checked when first read.
+        if (restCheck !== undefined && restCheck(input)) {
+          for (const [column, text] of later) parseOnRead(input, column, text, def.name)
+          return input as A
+        }
+        // A row the quick checks refuse goes through the whole schema, every column parsed now.
+        for (const [column, text] of later) input[column.column] = JSON.parse(text)
       }
       const decoded = decodeRecord(input)
       if (Either.isLeft(decoded)) throw new RowDecodeError(def.name, decoded.left)
       return decoded.right
     }
   }
+}
+
+/** A lazy JSON column and its value's decoder. */
+interface LazyColumn {
+  readonly column: string
+  readonly decode: (u: unknown) => Either.Either<unknown, unknown>
+}
+
+const lazyColumns = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>, ast: Schema.Schema.AnyNoContext["ast"]): ReadonlyArray<LazyColumn> =>
+  (def.lazy ?? []).map((column) => {
+    if (!def.json.includes(column)) throw new Error(`table ${def.name}: lazy column ${column} is not a JSON column`)
+    const property = ast._tag === "TypeLiteral" ? ast.propertySignatures.find((p) => p.name === column) : undefined
+    if (property === undefined) throw new Error(`table ${def.name}: no column ${column}`)
+    return { column, decode: compileDecoder(Schema.make(property.type)) }
+  })
+
+const lazyOf = (lazy: ReadonlyArray<LazyColumn>, column: string): LazyColumn => {
+  const found = lazy.find((l) => l.column === column)
+  if (found === undefined) throw new Error(`no lazy column ${column}`)
+  return found
+}
+
+/**
+ * Makes `column` of `row` a property that parses `text` and checks it the first time it is read
+ * (then holds the value as an ordinary property). A stored value that fails its check throws
+ * `RowDecodeError` there, as the row's decoding would have.
+ */
+const parseOnRead = (row: Record<string, unknown>, column: LazyColumn, text: string, table: string): void => {
+  Object.defineProperty(row, column.column, {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const decoded = column.decode(JSON.parse(text))
+      if (Either.isLeft(decoded)) throw new RowDecodeError(table, decoded.left)
+      Object.defineProperty(row, column.column, { configurable: true, enumerable: true, writable: true, value: decoded.right })
+      return decoded.right
+    }
+  })
 }

@@ -22,6 +22,16 @@ export const compileDecoder = <A, I>(schema: Schema.Schema<A, I>): ((u: unknown)
   return (u) => (isA(u) ? Either.right(u) : decodeFully(u))
 }
 
+/**
+ * The checks of a struct schema's AST without the named properties: whether the rest of a value
+ * is the struct's (a value that passes is unchanged by decoding); undefined when some node of the
+ * rest may transform its value.
+ */
+export const compileCheckWithout = (ast: AST.AST, without: ReadonlySet<string>): Check | undefined =>
+  ast._tag === "TypeLiteral"
+    ? compile(new AST.TypeLiteral(ast.propertySignatures.filter((p) => !without.has(String(p.name))), ast.indexSignatures))
+    : undefined
+
 /** The checks of one node; undefined when the node may transform its value (or is not known here). */
 const compile = (ast: AST.AST): Check | undefined => {
   switch (ast._tag) {
