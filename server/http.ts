@@ -39,8 +39,17 @@ const presentedKey = (request: Request): string | undefined => {
   return BEARER.exec(header)?.[1] ?? "(malformed)"
 }
 
-/** Text as it is; bytes (a stored X12 file) as a blob of exactly those bytes. */
-const asBodyInit = (body: unknown): string | Blob => (body instanceof Uint8Array ? new Blob([new Uint8Array(body)]) : String(body))
+/**
+ * Text as it is; bytes of their own buffer (an answer made as UTF-8) as they are; other bytes (a
+ * view into a larger or shared buffer, as a stored X12 file may be) as a blob of exactly those bytes.
+ */
+const asBodyInit = (body: unknown): string | Blob | Uint8Array<ArrayBuffer> => {
+  if (!(body instanceof Uint8Array)) return String(body)
+  return ownsBuffer(body) ? body : new Blob([new Uint8Array(body)])
+}
+
+const ownsBuffer = (bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> =>
+  bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
 
 const respond = (status: number, reply: { readonly body: unknown; readonly contentType?: string }, requestId: string, extra: Record<string, string> | undefined, head: boolean) => {
   const contentType = reply.contentType ?? "application/json"

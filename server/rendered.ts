@@ -11,8 +11,10 @@ export const RENDERS_KEPT = 256
 interface Rendered {
   readonly revision: number
   readonly salt: string
-  readonly json: string
+  readonly json: Uint8Array<ArrayBuffer>
 }
+
+const utf8 = new TextEncoder()
 
 /**
  * The JSON of encounters, rendered once per revision of each encounter's row rather than on every
@@ -20,16 +22,20 @@ interface Rendered {
  * same id at the same revision (`EncounterWithClaim.revision`), which always reads the same. `salt`
  * is whatever else the text depends on (the compat shape's base URL). A read without a revision
  * (built by an embedder) is rendered each time.
+ *
+ * Renders are kept as UTF-8, as they are sent: an answer made of them (a page is a hundred) is
+ * one copy of their bytes (`pageBytes`), not a joined string that is copied again and transcoded
+ * when the response is written.
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {
   // Set again on every read, so the least recently read go first.
   const renders = makeBoundedMap<string, Rendered>(capacity)
-  return (row: EncounterWithClaim, salt = ""): string => {
+  return (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
     const revision = row.revision
-    if (revision === undefined) return render(row, salt)
+    if (revision === undefined) return utf8.encode(render(row, salt))
     const id = row.encounter.id
     const known = renders.get(id)
-    const rendered = known !== undefined && known.revision === revision && known.salt === salt ? known : { revision, salt, json: render(row, salt) }
+    const rendered = known !== undefined && known.revision === revision && known.salt === salt ? known : { revision, salt, json: utf8.encode(render(row, salt)) }
     renders.set(id, rendered)
     return rendered.json
   }

@@ -19,6 +19,31 @@ export interface Page<A> {
 export const pageJson = <A>(page: Page<A>, itemJson: (a: A) => string): string =>
   `{"items":[${page.items.map(itemJson).join(",")}],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`
 
+const utf8 = new TextEncoder()
+const ITEMS = utf8.encode('{"items":[')
+const COMMA = utf8.encode(",")
+
+/**
+ * `pageJson` as UTF-8, from each item's UTF-8 JSON: one buffer, each item's bytes copied in once
+ * (an answer of a hundred 2.5 KB renders, without a joined string to copy and transcode again).
+ */
+export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
+  const items = page.items.map(itemBytes)
+  const tail = utf8.encode(`],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`)
+  let length = ITEMS.length + Math.max(0, items.length - 1) + tail.length
+  for (const item of items) length += item.length
+  const out = new Uint8Array(length)
+  out.set(ITEMS, 0)
+  let at = ITEMS.length
+  items.forEach((item, i) => {
+    if (i > 0) out.set(COMMA, at++)
+    out.set(item, at)
+    at += item.length
+  })
+  out.set(tail, at)
+  return out
+}
+
 export const MAX_LIMIT = 100
 export const DEFAULT_LIMIT = 100
 

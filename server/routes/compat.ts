@@ -8,7 +8,7 @@ import { withAllClaims } from "../../lib/rules/encounter-claims.js"
 import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
 import { compatJson, compatPageJson } from "../compat/rendered.js"
 import { CompatEncounter } from "../compat/schema.js"
-import { authed, json, NoQuery, text } from "../route.js"
+import { authed, json, NoQuery, raw, text } from "../route.js"
 import { Limit, PageToken, problems } from "./shared.js"
 
 const CompatEncounterPage = Page(CompatEncounter).annotations({ identifier: "CompatEncounterPage" })
@@ -35,7 +35,7 @@ export const compatListRoute = authed(
     Effect.map(
       Effect.flatMap(listEncounters(principal.workspace.id, query, "all"), (page) =>
         Effect.map(Effect.forEach(page.items, (row) => withAllClaims(principal.workspace.id, row)), (items) => ({ ...page, items }))),
-      (page) => text(200, compatPageJson(page, config.publicUrl), "application/json")
+      (page) => raw(200, "application/json", compatPageJson(page, config.publicUrl))
     )
 )
 
@@ -104,6 +104,6 @@ export const compatGetRoute = authed(
   ({ principal, params, config }) =>
     Effect.map(
       Effect.flatMap(getEncounter(principal.workspace.id, params.encounter_id ?? ""), (row) => withAllClaims(principal.workspace.id, row)),
-      (row) => text(200, compatJson(row, config.publicUrl), "application/json")
+      (row) => raw(200, "application/json", compatJson(row, config.publicUrl))
     )
 )

@@ -3,12 +3,12 @@ import { FilterableClaimStatus } from "../../lib/domain/claim-status.js"
 import { Encounter, toEncounter } from "../../lib/domain/encounter.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
-import { Page, pageJson } from "../../lib/domain/page.js"
+import { Page, pageBytes } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
 import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
-import { authed, json, NoQuery, text } from "../route.js"
+import { authed, json, NoQuery, raw, text } from "../route.js"
 import { CreatedResponse, DuplicateResponse, Limit, PageToken, problems } from "./shared.js"
 
 const EncounterCreateDoc = EncounterCreate.annotations({
@@ -89,7 +89,7 @@ const listDoc = (path: string) =>
 
 const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>
   Effect.map(listEncounters(principal.workspace.id, query, "filterable"), (page) =>
-    text(200, pageJson(page, encounterJson), "application/json")
+    raw(200, "application/json", pageBytes(page, encounterJson))
   )
 )
 
@@ -106,7 +106,7 @@ const getDoc = (path: string) =>
   }) as const
 
 const getHandler = authed(getDoc("/encounters/{id}"), ({ principal, params }) =>
-  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => text(200, encounterJson(row), "application/json"))
+  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => raw(200, "application/json", encounterJson(row)))
 )
 
 /** The normalized reads answer with and without the `/api` prefix (spec: which one is authoritative is not shown). */

@@ -237,6 +237,29 @@ describe("normalized reads", () => {
   }
 })
 
+describe("text beyond ASCII reads back as sent", () => {
+  test("a read, a list page, a compat read and a compat page answer UTF-8 with the same names, twice (the second from the renders kept)", async () => {
+    const ext = uniqueId("utf8")
+    const names = { first_name: "Zoë Ñúñez", last_name: "Öztürk-Đặng 😀" }
+    const id = (await create(validPayload(ext, { patient: { ...validPayload(ext).patient as object, ...names } }))).body.encounter_id
+    for (let round = 0; round < 2; round++) {
+      const one = await call("GET", `/encounters/${id}`)
+      const page = await call("GET", `/api/encounters?external_id=${ext}`)
+      const compat = await call("GET", `/api/encounters/compat-version/${id}`)
+      const compatPage = await call("GET", `/api/encounters/compat-version?limit=100`)
+      for (const res of [one, page, compat, compatPage]) {
+        expect(res.status).toBe(200)
+        expect(res.headers.get("content-type")).toBe("application/json")
+        expect(Number(res.headers.get("content-length"))).toBe(Buffer.byteLength(res.text, "utf8"))
+      }
+      expect(one.body.latest_claim.patient).toMatchObject(names)
+      expect(page.body.items[0].latest_claim.patient).toMatchObject(names)
+      expect(compat.body.patient).toMatchObject(names)
+      expect(compatPage.body.items.find((e: { encounter_id: string }) => e.encounter_id === id)?.patient).toMatchObject(names)
+    }
+  })
+})
+
 describe("paging (25 encounters, limit 4)", () => {
   let pager: TestServer
   let get: ReturnType<typeof api>
