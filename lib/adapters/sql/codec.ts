@@ -36,6 +36,7 @@ export class RowDecodeError extends Error {
 const PLAIN = 0
 const JSON_COLUMN = 1
 const SEQUENCE = 2
+const LAZY_JSON = 3
 
 export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>): Codec<Schema.Schema.Type<S>> => {
   type A = Schema.Schema.Type<S>
@@ -48,12 +49,16 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
   const bigint = new Set<string>([...def.generated, ...(def.bigint ?? [])])
   const insertColumns = columns.filter((c) => !generated.has(c))
   const decodeRecord = compileDecoder<A, unknown>(def.record)
-  const restCheck = def.lazy === undefined || def.lazy.length === 0 ? undefined : compileCheckWithout(ast, new Set<string>(def.lazy))
-  // Per column, what reading it takes: a JSON parse, a number from PostgreSQL's BIGINT text, or nothing.
-  const kinds = columns.map((c) => (json.has(c) ? JSON_COLUMN : bigint.has(c) ? SEQUENCE : PLAIN))
+  // Lazy JSON columns: their values' own decoders, and the checks of the rest of the row.
+  const lazy = lazyDecoders(def, ast)
+  const restCheck = lazy.size === 0 ? undefined : compileCheckWithout(ast, new Set(lazy.keys()))
+  // Per column, what reading it takes: a JSON parse (now, or when first read), a number from
+  // PostgreSQL's BIGINT text, or nothing.
+  const kinds = columns.map((c) => (lazy.has(c) ? LAZY_JSON : json.has(c) ? JSON_COLUMN : bigint.has(c) ? SEQUENCE : PLAIN))
   const special = kinds.flatMap((k, i) => (k === PLAIN ? [] : [i]))
-  const lazy = lazyColumns(def, ast)
-  const parseLater = new Set(lazy.map((l) => l.column))
+  /** A column's value as read; a lazy column's text stays text (the caller notes it). */
+  const valueOf = (kind: number | undefined, v: unknown): unknown =>
+    kind === SEQUENCE ? (v !== null && v !== undefined ? Number(v) : v) : kind === JSON_COLUMN && typeof v === "string" ? JSON.parse(v) : v
   const encodeColumn = (column: string, value: unknown): SqlValue =>
     json.has(column) ? (value === null || value === undefined ? null : JSON.stringify(value)) : toSqlValue(value)
   return {
@@ -64,8 +69,8 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
     encode: (record) => insertColumns.map((c) => encodeColumn(c, record[c])),
     decode: (row, prefix) => {
       let input: Record<string, unknown>
-      // The texts of lazy columns, left unparsed (JSON columns answered as text: SQLite's).
-      let later: Array<readonly [LazyColumn, string]> | undefined
+      // The lazy columns answered as text (SQLite's; PostgreSQL answers JSON parsed), by index.
+      let later: Array<number> | undefined
       if (prefix === undefined) {
         // The row holds exactly the table's columns (a read of this table). It is the driver's fresh
         // object, read once: its JSON and sequence columns are converted in place.
@@ -73,28 +78,26 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
         for (const i of special) {
           const c = columns[i]!
           const v = input[c]
-          if (kinds[i] === JSON_COLUMN && typeof v === "string" && parseLater.has(c)) (later ??= []).push([lazyOf(lazy, c), v])
-          else input[c] = kinds[i] === JSON_COLUMN ? (typeof v === "string" ? JSON.parse(v) : v) : v !== null && v !== undefined ? Number(v) : v
+          input[c] = valueOf(kinds[i], v)
+          if (kinds[i] === LAZY_JSON && typeof v === "string") (later ??= []).push(i)
         }
       } else {
         // A joined row: this table's columns are the ones named with `prefix`.
         input = {}
         for (let i = 0; i < columns.length; i++) {
-          const c = columns[i]!
-          const v = row[prefix + c]
-          const kind = kinds[i]
-          if (kind === JSON_COLUMN && typeof v === "string" && parseLater.has(c)) (later ??= []).push([lazyOf(lazy, c), v])
-          input[c] = kind === JSON_COLUMN && typeof v === "string" ? (parseLater.has(c) ? v : JSON.parse(v)) : kind === SEQUENCE && v !== null && v !== undefined ? Number(v) : v
+          const v = row[prefix + columns[i]!]
+          input[columns[i]!] = valueOf(kinds[i], v)
+          if (kinds[i] === LAZY_JSON && typeof v === "string") (later ??= []).push(i)
         }
       }
       if (later !== undefined) {
         // The rest of the row checked now; each lazy column parsed and checked when first read.
         if (restCheck !== undefined && restCheck(input)) {
-          for (const [column, text] of later) parseOnRead(input, column, text, def.name)
+          for (const i of later) parseOnRead(input, columns[i]!, lazy.get(columns[i]!)!, String(input[columns[i]!]), def.name)
           return input as A
         }
         // A row the quick checks refuse goes through the whole schema, every column parsed now.
-        for (const [column, text] of later) input[column.column] = JSON.parse(text)
+        for (const i of later) input[columns[i]!] = JSON.parse(String(input[columns[i]!]))
       }
       const decoded = decodeRecord(input)
       if (Either.isLeft(decoded)) throw new RowDecodeError(def.name, decoded.left)
@@ -103,39 +106,32 @@ export const codecOf = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>):
   }
 }
 
-/** A lazy JSON column and its value's decoder. */
-interface LazyColumn {
-  readonly column: string
-  readonly decode: (u: unknown) => Either.Either<unknown, unknown>
-}
+type ValueDecoder = (u: unknown) => Either.Either<unknown, unknown>
 
-const lazyColumns = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>, ast: Schema.Schema.AnyNoContext["ast"]): ReadonlyArray<LazyColumn> =>
-  (def.lazy ?? []).map((column) => {
-    if (!def.json.includes(column)) throw new Error(`table ${def.name}: lazy column ${column} is not a JSON column`)
-    const property = ast._tag === "TypeLiteral" ? ast.propertySignatures.find((p) => p.name === column) : undefined
-    if (property === undefined) throw new Error(`table ${def.name}: no column ${column}`)
-    return { column, decode: compileDecoder(Schema.make(property.type)) }
-  })
-
-const lazyOf = (lazy: ReadonlyArray<LazyColumn>, column: string): LazyColumn => {
-  const found = lazy.find((l) => l.column === column)
-  if (found === undefined) throw new Error(`no lazy column ${column}`)
-  return found
-}
+/** The decoders of a table's lazy columns' values, by column. */
+const lazyDecoders = <S extends Schema.Schema.AnyNoContext>(def: TableDef<S>, ast: Schema.Schema.AnyNoContext["ast"]): ReadonlyMap<string, ValueDecoder> =>
+  new Map(
+    (def.lazy ?? []).map((column) => {
+      if (!def.json.includes(column)) throw new Error(`table ${def.name}: lazy column ${column} is not a JSON column`)
+      const property = ast._tag === "TypeLiteral" ? ast.propertySignatures.find((p) => p.name === column) : undefined
+      if (property === undefined) throw new Error(`table ${def.name}: no column ${column}`)
+      return [column, compileDecoder(Schema.make(property.type))] as const
+    })
+  )
 
 /**
  * Makes `column` of `row` a property that parses `text` and checks it the first time it is read
  * (then holds the value as an ordinary property). A stored value that fails its check throws
  * `RowDecodeError` there, as the row's decoding would have.
  */
-const parseOnRead = (row: Record<string, unknown>, column: LazyColumn, text: string, table: string): void => {
-  Object.defineProperty(row, column.column, {
+const parseOnRead = (row: Record<string, unknown>, column: string, decode: ValueDecoder, text: string, table: string): void => {
+  Object.defineProperty(row, column, {
     configurable: true,
     enumerable: true,
     get: () => {
-      const decoded = column.decode(JSON.parse(text))
+      const decoded = decode(JSON.parse(text))
       if (Either.isLeft(decoded)) throw new RowDecodeError(table, decoded.left)
-      Object.defineProperty(row, column.column, { configurable: true, enumerable: true, writable: true, value: decoded.right })
+      Object.defineProperty(row, column, { configurable: true, enumerable: true, writable: true, value: decoded.right })
       return decoded.right
     }
   })
