@@ -63,7 +63,7 @@ import {
   type SequencedRequest,
   statusSequence
 } from "./scenario-data.js"
-import { baselineSource, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
+import { baselineSource, buildBaselineBinary, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -246,8 +246,13 @@ if (flags.binary && targetNames.includes("encounterd")) ensureBinary()
 // The references take encounterd's compat builder from a bundle of the checkout's sources.
 if (targetNames.some((t) => !isEncounterd(t))) await buildCompat()
 
+/** With --binary, the baseline runs as its own compiled binary too (built in its worktree, `baselineBinary`). */
 const commandOf = (target: "encounterd" | "baseline", args: ReadonlyArray<string>, baselineRoot: string | undefined): string[] =>
-  target === "encounterd" ? encounterdCommand(flags.binary, args) : [process.execPath, join(baselineRoot ?? "", "bin/main.ts"), ...args]
+  target === "encounterd"
+    ? encounterdCommand(flags.binary, args)
+    : flags.binary
+      ? [join(baselineRoot ?? "", "dist/encounterd"), ...args]
+      : [process.execPath, join(baselineRoot ?? "", "bin/main.ts"), ...args]
 
 const readLines = (path: string): Record<string, unknown>[] =>
   readFileSync(path, "utf8")
@@ -1009,6 +1014,7 @@ const main = async () => {
   const database = adminUrl === undefined ? sqliteDatabase(dir) : await createPgDatabase(adminUrl)
   const servers: Server[] = []
   const baseline = flags.baseline !== undefined && targetNames.includes("baseline") ? baselineSource(dir, flags.baseline) : undefined
+  if (baseline !== undefined && flags.binary) buildBaselineBinary(baseline.root)
   let cleaned: Promise<void> | undefined
   // Kills what is still running, drops the database and removes the temp folder; once, also on Ctrl-C.
   const cleanup = () =>
@@ -1105,7 +1111,8 @@ const main = async () => {
     const sync = targets.map((t) => `${t.name} ${t.servers[0]?.synchronous ?? "?"}`).join(", ")
     const db = adminUrl === undefined ? `SQLite, one fresh file per target, synchronous: ${sync}` : database.describe
     const from =
-      encounterd === undefined ? "" : `encounterd from ${flags.binary ? "binary (dist/encounterd)" : "source (bun bin/main.ts)"}; `
+      (encounterd === undefined ? "" : `encounterd from ${flags.binary ? "binary (dist/encounterd)" : "source (bun bin/main.ts)"}; `) +
+      (baseline === undefined ? "" : `${flags.baseline} from ${flags.binary ? "its own binary (built in its worktree)" : "source"}; `)
     const machine =
       `Machine: ${machineLine()}; ${db}; ${from}${describeLoad()}; ` +
       `${duration} s per run, ${rounds} round${rounds === 1 ? "" : "s"}; ${SEED} seeded encounters per target.`

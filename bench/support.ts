@@ -209,4 +209,12 @@ export const baselineSource = (dir: string, rev: string): { readonly root: strin
   }
 }
 
+/** Compiles a baseline worktree's binary with its own `npm run build` (its package.json's); answers its path. */
+export const buildBaselineBinary = (baselineRoot: string): string => {
+  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: baselineRoot, stdout: "inherit", stderr: "inherit" })
+  const binary = join(baselineRoot, "dist/encounterd")
+  if (build.exitCode !== 0 || !existsSync(binary)) throw new Error(`the baseline's build failed (${baselineRoot})`)
+  return binary
+}
+
 /** `encounterd <args>` of a target: this checkout's (source or binary), or the baseline's source. */
