@@ -26,8 +26,25 @@ export const setLogSink = (next: (line: string) => void) => {
   sink = next
 }
 
+/** The time of the last line, and its text: lines of one millisecond share it. */
+let stampedAt = Number.NaN
+let stamp = ""
+
+/** One line's JSON: `time`, `level` and `msg` first, then the fields, as their own object's JSON (no copy of them). */
+const line = (level: Level, msg: string, fields: Record<string, unknown>): string => {
+  const now = Date.now()
+  if (now !== stampedAt) {
+    stampedAt = now
+    stamp = new Date(now).toISOString()
+  }
+  // A field named like a leading key would repeat it: such lines take the merged object.
+  if ("time" in fields || "level" in fields || "msg" in fields) return JSON.stringify({ time: stamp, level, msg, ...fields })
+  const rest = JSON.stringify(fields)
+  return `{"time":"${stamp}","level":"${level}","msg":${JSON.stringify(msg)}${rest.length > 2 ? `,${rest.slice(1)}` : "}"}`
+}
+
 export const log = (level: Level, msg: string, fields: Record<string, unknown> = {}) => {
-  pending += `${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`
+  pending += `${line(level, msg, fields)}\n`
   if (pending.length > 65_536) return flushLog()
   if (!scheduled) {
     scheduled = true

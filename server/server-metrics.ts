@@ -65,6 +65,12 @@ export const makeServerMetrics = (): ServerMetrics => {
   const startSeconds = Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000
   registry.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds", () => startSeconds)
 
+  /**
+   * The two series of each route, method and status answered, found once: a closed set (route
+   * templates, the methods named above, the statuses the server answers), like the labels.
+   */
+  const requestSeries = new Map<string, { readonly answered: { readonly inc: () => void }; readonly took: { readonly observe: (seconds: number) => void } }>()
+
   const sink: MetricsSink = {
     observeCommit: (seconds, batchSize) => {
       commit.observe(seconds)
@@ -85,8 +91,14 @@ export const makeServerMetrics = (): ServerMetrics => {
     observeRequest: (route, method, status, seconds) => {
       const r = route ?? "unmatched"
       const m = METHODS.has(method) ? method : "other"
-      requests.inc({ route: r, method: m, status: String(status) })
-      latency.observe(seconds, { route: r, method: m })
+      const key = `${status} ${m} ${r}`
+      let found = requestSeries.get(key)
+      if (found === undefined) {
+        found = { answered: requests.series({ route: r, method: m, status: String(status) }), took: latency.series({ route: r, method: m }) }
+        requestSeries.set(key, found)
+      }
+      found.answered.inc()
+      found.took.observe(seconds)
     },
     rateLimited: () => limited.inc(),
     heapCollected: (pauseSeconds) => {

@@ -195,6 +195,28 @@ describe("the metrics registry", () => {
     expect(sampleValue(families, "t_seconds_count", { k: "x" })).toBe(5)
   })
 
+  test("a series found once counts into the same series as the calls naming its labels", () => {
+    const registry = makeRegistry()
+    const c = registry.counter("t_total", "t")
+    const h = registry.histogram("t_seconds", "t", [0.1, 1])
+    const bound = c.series({ k: "x" })
+    const timed = h.series({ k: "x" })
+    bound.inc()
+    c.inc({ k: "x" }, 2)
+    bound.inc(4)
+    c.inc({ k: "y" })
+    timed.observe(0.05)
+    h.observe(0.5, { k: "x" })
+    timed.observe(5)
+    expect(() => bound.inc(-1)).toThrow("a counter only goes up")
+    const families = parsePrometheus(registry.render())
+    expect(sampleValue(families, "t_total", { k: "x" })).toBe(7)
+    expect(sampleValue(families, "t_total", { k: "y" })).toBe(1)
+    const bucket = (le: string) => sampleValue(families, "t_seconds_bucket", { k: "x", le })
+    expect([bucket("0.1"), bucket("1"), bucket("+Inf")]).toEqual([1, 2, 3])
+    expect(sampleValue(families, "t_seconds_sum", { k: "x" })).toBeCloseTo(5.55)
+  })
+
   test("a name or label outside the format is refused", () => {
     const registry = makeRegistry()
     expect(() => registry.counter("bad-name", "x")).toThrow()
