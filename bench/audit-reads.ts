@@ -3,8 +3,10 @@
  * and committed together (server/audit.ts). Reads one encounter over and over (`--ids 1`) or
  * `--ids N` of them in turn, and reports the server's CPU per read beside the commits it made and
  * the time they took (`encounterd_db_commit_duration_seconds` from /metrics): the commit's share
- * is measured, not inferred. With `--baseline REV` the same runs alternate with a git worktree of
- * REV, run by run, so both see the same machine.
+ * is measured, not inferred. Beside them, wrk's p99, the heap pacer's collections during the run
+ * (full ones with their mean pause: what sets the tail) and the server's peak RSS. With
+ * `--baseline REV` the same runs alternate with a git worktree of REV, run by run, so both see the
+ * same machine.
  *
  *   bun bench/audit-reads.ts [--ids 1,1000] [--baseline REV] [--rounds 2] [--duration 10] [--seed 1000]
  *
@@ -41,7 +43,21 @@ const cpuMicros = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
-const METRICS = ["db_commit_duration_seconds_sum", "db_commit_duration_seconds_count", "heap_paced_young_collections_total"] as const
+/** A wrk latency ("850.00us", "12.34ms", "1.20s") in milliseconds. */
+const wrkMs = (text: string | undefined): number => {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(text ?? "")
+  if (m === null) return Number.NaN
+  const n = Number(m[1])
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n
+}
+
+const METRICS = [
+  "db_commit_duration_seconds_sum",
+  "db_commit_duration_seconds_count",
+  "heap_paced_young_collections_total",
+  "heap_paced_collections_total",
+  "heap_paced_pause_seconds_total"
+] as const
 type Counters = Record<(typeof METRICS)[number], number>
 
 interface Run {
@@ -53,6 +69,12 @@ interface Run {
   readonly commitPerRead: number
   readonly readsPerCommit: number
   readonly young: number
+  /** Full collections the heap pacer made during the run, and their pause in all (seconds). */
+  readonly full: number
+  readonly fullPause: number
+  readonly p99Ms: number
+  /** The server's VmHWM after the run, seeding included (MiB). */
+  readonly peakMiB: number
 }
 
 const measureRun = async (tree: string, label: string, ids: number, run: number): Promise<Run> => {
@@ -69,14 +91,15 @@ const measureRun = async (tree: string, label: string, ids: number, run: number)
   const counters = async (): Promise<Counters> => {
     const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text()
     const value = (name: string) => Number(new RegExp(`^encounterd_${name} (\\S+)$`, "m").exec(text)?.[1] ?? "NaN")
-    return { db_commit_duration_seconds_sum: value(METRICS[0]), db_commit_duration_seconds_count: value(METRICS[1]), heap_paced_young_collections_total: value(METRICS[2]) }
+    return Object.fromEntries(METRICS.map((name) => [name, value(name)])) as Counters
   }
   Bun.spawnSync([wrk, "-t2", "-c32", "-d3s", "-s", script, server.url])
   const before = await counters()
   const cpuBefore = cpuMicros(server.proc.pid)
-  const out = Bun.spawnSync([wrk, "-t2", "-c32", `-d${duration}s`, "-s", script, server.url], { stdout: "pipe" }).stdout.toString()
+  const out = Bun.spawnSync([wrk, "-t2", "-c32", "--latency", `-d${duration}s`, "-s", script, server.url], { stdout: "pipe" }).stdout.toString()
   const cpuAfter = cpuMicros(server.proc.pid)
   const after = await counters()
+  const peakKb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${server.proc.pid}/status`, "utf8"))?.[1] ?? "NaN")
   await work.stop(server.proc, label)
   const reads = Number(/(\d+) requests in/.exec(out)?.[1] ?? "0")
   if (reads === 0) throw new Error(`${label}: wrk answered nothing:\n${out}`)
@@ -89,7 +112,11 @@ const measureRun = async (tree: string, label: string, ids: number, run: number)
     commits,
     commitPerRead: ((after.db_commit_duration_seconds_sum - before.db_commit_duration_seconds_sum) * 1e6) / reads,
     readsPerCommit: reads / Math.max(1, commits),
-    young: after.heap_paced_young_collections_total - before.heap_paced_young_collections_total
+    young: after.heap_paced_young_collections_total - before.heap_paced_young_collections_total,
+    full: after.heap_paced_collections_total - before.heap_paced_collections_total,
+    fullPause: after.heap_paced_pause_seconds_total - before.heap_paced_pause_seconds_total,
+    p99Ms: wrkMs(/^\s+99%\s+(\S+)$/m.exec(out)?.[1]),
+    peakMiB: peakKb / 1024
   }
 }
 
@@ -114,11 +141,15 @@ await work.run(async () => {
       "",
       `${machineLine()}; each run a fresh server from source and SQLite file, ${seed} encounters, wrk 2 threads and 32 connections for ${duration} s after 3 s of warm-up; ${rounds} round(s).`,
       "",
-      "| build | encounters read | req/s | server CPU µs a read | commits | reads a commit | commit µs a read | paced young collections |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|",
-      ...runs.map((r) => `| ${r.tree} | ${r.ids} | ${fmt(r.perSecond, 0)} | ${fmt(r.cpuPerRead, 0)} | ${r.commits} | ${fmt(r.readsPerCommit)} | ${fmt(r.commitPerRead)} | ${r.young} |`),
+      "| build | encounters read | req/s | server CPU µs a read | p99 ms | commits | reads a commit | commit µs a read | paced young collections | paced full collections (ms each) | peak RSS MiB |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...runs.map(
+        (r) =>
+          `| ${r.tree} | ${r.ids} | ${fmt(r.perSecond, 0)} | ${fmt(r.cpuPerRead, 0)} | ${fmt(r.p99Ms)} | ${r.commits} | ${fmt(r.readsPerCommit)} | ${fmt(r.commitPerRead)} | ${r.young} | ${r.full} (${r.full === 0 ? "—" : fmt((r.fullPause * 1000) / r.full)}) | ${fmt(r.peakMiB)} |`
+      ),
       "",
       "commit µs a read: the time the server's SQLite commits took over the run (encounterd_db_commit_duration_seconds), divided by the reads answered.",
+      "p99: wrk's. Paced collections: the heap pacer's during the run (encounterd_heap_paced_*), full ones with their mean pause. Peak RSS: the server's VmHWM after the run, seeding included.",
       ""
     ].join("\n")
   } finally {
