@@ -1,5 +1,5 @@
 import { makeBoundedMap } from "../lib/bounded-map.js"
-import type { EncounterWithClaim } from "../lib/domain/encounter.js"
+import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type ListedEncounter } from "../lib/domain/encounter.js"
 
 /**
  * Renders kept per shape: the most recently read encounters (a page of 100 is 100 of them; each
@@ -16,21 +16,39 @@ interface Rendered {
 
 const utf8 = new TextEncoder()
 
+/** The renders of one shape of encounters, kept per revision (`makeRenderCache`). */
+export interface RenderCache {
+  /** The render of `row`: the one kept for its id at its revision and `salt`, else made now and kept. */
+  readonly json: (row: EncounterWithClaim, salt?: string) => Uint8Array<ArrayBuffer>
+  /**
+   * The renders kept with `salt`, as what a read of a list's first page holds (`HeldEncounters`):
+   * the page then reads only the rows of the encounters whose render is not kept at their
+   * revision. A render taken so is kept as most recently read. A page further in (`pageToken`
+   * given) holds nothing: a first page is what is read again and again (a list polled, the
+   * console's first view), a page further in mostly once, in a walk through the list, where its
+   * keys read first cost more than they save (bench/RESULTS.md, "A page of renders held").
+   */
+  readonly held: (pageToken: string | undefined, salt?: string) => HeldEncounters<Uint8Array<ArrayBuffer>> | undefined
+  /** The render of an item of a page read with `held`: the render it carries, else its row's (`json`). */
+  readonly item: (item: ListedEncounter<Uint8Array<ArrayBuffer>>, salt?: string) => Uint8Array<ArrayBuffer>
+}
+
 /**
  * The JSON of encounters, rendered once per revision of each encounter's row rather than on every
- * read. Not a response cache: every read still reads the row, and a render is reused only for the
- * same id at the same revision (`EncounterWithClaim.revision`), which always reads the same. `salt`
- * is whatever else the text depends on (the compat shape's base URL). A read without a revision
- * (built by an embedder) is rendered each time.
+ * read. Not a response cache: every read still reads the row (a page, at least its keys: id and
+ * revision), and a render is reused only for the same id at the same revision
+ * (`EncounterWithClaim.revision`), which always reads the same. `salt` is whatever else the text
+ * depends on (the compat shape's base URL). A read without a revision (built by an embedder) is
+ * rendered each time.
  *
  * Renders are kept as UTF-8, as they are sent: an answer made of them (a page is a hundred) is
  * one copy of their bytes (`pageBytes`), not a joined string that is copied again and transcoded
  * when the response is written.
  */
-export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string) => {
+export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string): RenderCache => {
   // Set again on every read, so the least recently read go first.
   const renders = makeBoundedMap<string, Rendered>(capacity)
-  return (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
+  const json = (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
     const revision = row.revision
     if (revision === undefined) return utf8.encode(render(row, salt))
     const id = row.encounter.id
@@ -38,5 +56,18 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
     const rendered = known !== undefined && known.revision === revision && known.salt === salt ? known : { revision, salt, json: utf8.encode(render(row, salt)) }
     renders.set(id, rendered)
     return rendered.json
+  }
+  return {
+    json,
+    held: (pageToken, salt = "") =>
+      pageToken !== undefined
+        ? undefined
+        : (id, revision) => {
+            const known = renders.get(id)
+            if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
+            renders.set(id, known)
+            return known.json
+          },
+    item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt))
   }
 }

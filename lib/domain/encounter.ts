@@ -209,6 +209,34 @@ export interface EncounterWithClaim {
   }>
 }
 
+/**
+ * An encounter of a page whose reader already holds what it needs of it at this revision (a
+ * render): the page's keys and the reader's own value, without the row (`HeldEncounters`).
+ */
+export interface KnownEncounter<K> {
+  readonly _tag: "Known"
+  readonly id: EncounterId
+  readonly created_at: string
+  readonly revision: number
+  readonly value: K
+}
+
+/**
+ * What a reader already holds of encounters, by id and revision (the same id and revision always
+ * read the same: `EncounterWithClaim.revision`). A page read with it reads the page's keys first,
+ * then the rows of only the encounters the reader does not hold.
+ */
+export type HeldEncounters<K> = (id: EncounterId, revision: number) => K | undefined
+
+/** An item of a page read with `HeldEncounters`: a row, or what the reader holds of it. */
+export type ListedEncounter<K> = EncounterWithClaim | KnownEncounter<K>
+
+export const isKnownEncounter = <K>(item: ListedEncounter<K>): item is KnownEncounter<K> => "_tag" in item && item._tag === "Known"
+
+/** The page key (created_at, id) of a listed encounter. */
+export const listedKey = <K>(item: ListedEncounter<K>): readonly [string, string] =>
+  isKnownEncounter(item) ? [item.created_at, item.id] : [item.encounter.created_at, item.encounter.id]
+
 /** The row of an encounter whose latest claim is `claim`, created by the raw request `rawRequestId`. */
 export const toEncounterRow = (encounter: EncounterRecord, claim: ClaimRecord, rawRequestId: RawRequestId | null): EncounterRow => ({
   ...encounter,

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { CheckedSearch } from "../domain/encounter-search.js"
-import type { ClaimRecord, EncounterRecord, EncounterWithClaim, IntakeOutcome, RawRequestRecord } from "../domain/encounter.js"
+import type { ClaimRecord, EncounterRecord, EncounterWithClaim, HeldEncounters, IntakeOutcome, ListedEncounter, RawRequestRecord } from "../domain/encounter.js"
 import type { StorageError } from "../domain/errors.js"
 import type { TaskRecord } from "../domain/task.js"
 import type { FeedEvent, StoredEvent } from "../domain/event.js"
@@ -144,7 +144,15 @@ export interface StorageShape {
     externalId: string
   ) => Effect.Effect<Option.Option<EncounterId>, StorageError>
   readonly findEncounter: (ws: WorkspaceId, id: EncounterId) => Effect.Effect<Option.Option<EncounterWithClaim>, StorageError>
-  readonly listEncounters: (ws: WorkspaceId, q: EncounterScan) => Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
+  /**
+   * A page of encounters (`EncounterScan`). With `held`, the encounters the reader holds at their
+   * revision come back as `KnownEncounter`s carrying its value, and only the others' rows are
+   * read (a search reads whole rows).
+   */
+  readonly listEncounters: {
+    (ws: WorkspaceId, q: EncounterScan): Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>
+    <K>(ws: WorkspaceId, q: EncounterScan, held: HeldEncounters<K>): Effect.Effect<ReadonlyArray<ListedEncounter<K>>, StorageError>
+  }
   /**
    * Exact counts of the workspace's encounters by their latest claim's status, with the sum of
    * their billed amounts, for the statuses that have any (in no set order).

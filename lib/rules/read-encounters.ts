@@ -1,10 +1,11 @@
 import { Effect, Option } from "effect"
 import { ClaimStatuses, FilterableClaimStatuses } from "../domain/claim-status.js"
 import { checkEncounterSearch, type EncounterSearch, searchScope } from "../domain/encounter-search.js"
-import { EncounterNotFound, FieldIssue, InvalidQuery } from "../domain/errors.js"
+import { type HeldEncounters, type ListedEncounter, listedKey } from "../domain/encounter.js"
+import { EncounterNotFound, FieldIssue, InvalidQuery, type StorageError } from "../domain/errors.js"
 import { EncounterId, isUuid, type WorkspaceId } from "../domain/ids.js"
 import { checkLimit, decodeToken, toPage, tokenScope } from "../domain/page.js"
-import { Storage } from "../ports/storage.js"
+import { type EncounterScan, Storage, type StorageShape } from "../ports/storage.js"
 
 /** One encounter of the workspace with its latest claim; another workspace's is not found. */
 export const getEncounter = (workspaceId: WorkspaceId, id: string) => Effect.gen(() => getEncounterGen(workspaceId, id))
@@ -44,9 +45,35 @@ export const listEncounters = (
   workspaceId: WorkspaceId,
   query: EncounterListQuery,
   vocabulary: StatusFilterVocabulary = "filterable"
-) => Effect.gen(() => listEncountersGen(workspaceId, query, vocabulary))
+) =>
+  Effect.gen(() =>
+    listEncountersGen(workspaceId, query, vocabulary, (storage, scan) => storage.listEncounters(workspaceId, scan), (r) => [r.encounter.created_at, r.encounter.id])
+  )
 
-function* listEncountersGen(workspaceId: WorkspaceId, query: EncounterListQuery, vocabulary: StatusFilterVocabulary) {
+/**
+ * `listEncounters` for a reader that holds some encounters already (a server's renders): those it
+ * holds at their revision come back as `KnownEncounter`s with its value, and only the others are
+ * read whole (`StorageShape.listEncounters`). The same page, tokens and errors. Without `held`
+ * (a reader that expects to hold little of this page), every row is read at once.
+ */
+export const listHeldEncounters = <K>(workspaceId: WorkspaceId, query: EncounterListQuery, vocabulary: StatusFilterVocabulary, held: HeldEncounters<K> | undefined) =>
+  Effect.gen(() =>
+    listEncountersGen<ListedEncounter<K>>(
+      workspaceId,
+      query,
+      vocabulary,
+      (storage, scan) => (held === undefined ? storage.listEncounters(workspaceId, scan) : storage.listEncounters(workspaceId, scan, held)),
+      listedKey
+    )
+  )
+
+function* listEncountersGen<A>(
+  workspaceId: WorkspaceId,
+  query: EncounterListQuery,
+  vocabulary: StatusFilterVocabulary,
+  read: (storage: StorageShape, scan: EncounterScan) => Effect.Effect<ReadonlyArray<A>, StorageError>,
+  key: (item: A) => readonly [string, string]
+) {
   const limit = yield* checkLimit(query.limit)
   const statuses = vocabularies[vocabulary]
   const issues: Array<FieldIssue> = []
@@ -65,12 +92,12 @@ function* listEncountersGen(workspaceId: WorkspaceId, query: EncounterListQuery,
   ])
   const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
   const storage = yield* Storage
-  const rows = yield* storage.listEncounters(workspaceId, {
+  const rows = yield* read(storage, {
     ...search,
     external_id: query.external_id,
     claim_status: query.claim_status,
     position,
     limit
   })
-  return toPage(rows, limit, position, (r) => [r.encounter.created_at, r.encounter.id], scope, (r) => r)
+  return toPage(rows, limit, position, key, scope, (r) => r)
 }

@@ -2,11 +2,14 @@ import { Effect, Schema } from "effect"
 import { boundedList } from "../../lib/domain/bounded-list.js"
 import { ClaimStatus } from "../../lib/domain/claim-status.js"
 import { Event, eventJson, eventPageJson } from "../../lib/domain/event.js"
+import { isKnownEncounter, type ListedEncounter } from "../../lib/domain/encounter.js"
+import type { StorageError } from "../../lib/domain/errors.js"
+import type { Storage } from "../../lib/ports/storage.js"
 import { Page } from "../../lib/domain/page.js"
-import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { getEncounter, listHeldEncounters } from "../../lib/rules/read-encounters.js"
 import { withAllClaims } from "../../lib/rules/encounter-claims.js"
 import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
-import { compatJson, compatPageJson } from "../compat/rendered.js"
+import { compatJson, compatPageJson, compatRenders } from "../compat/rendered.js"
 import { CompatEncounter } from "../compat/schema.js"
 import { authed, json, NoQuery, raw, text } from "../route.js"
 import { Limit, PageToken, problems } from "./shared.js"
@@ -33,8 +36,15 @@ export const compatListRoute = authed(
   },
   ({ principal, query, config }) =>
     Effect.map(
-      Effect.flatMap(listEncounters(principal.workspace.id, query, "all"), (page) =>
-        Effect.map(Effect.forEach(page.items, (row) => withAllClaims(principal.workspace.id, row)), (items) => ({ ...page, items }))),
+      Effect.flatMap(listHeldEncounters(principal.workspace.id, query, "all", compatRenders.held(query.page_token, config.publicUrl)), (page) =>
+        Effect.map(
+          // A kept render already holds every claim; the rows read need theirs.
+          Effect.forEach(page.items, (item): Effect.Effect<ListedEncounter<Uint8Array<ArrayBuffer>>, StorageError, Storage> =>
+            isKnownEncounter(item) ? Effect.succeed(item) : withAllClaims(principal.workspace.id, item)
+          ),
+          (items) => ({ ...page, items })
+        )
+      ),
       (page) => raw(200, "application/json", compatPageJson(page, config.publicUrl))
     )
 )

@@ -5,7 +5,7 @@ import type { Principal } from "../../lib/domain/workspace.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
 import { Page, pageBytes } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
-import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { getEncounter, listHeldEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
 import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
 import { authed, json, NoQuery, raw, text } from "../route.js"
@@ -70,7 +70,7 @@ const ListQuery = Schema.Struct({
 })
 
 /** The JSON of one normalized encounter, `JSON.stringify(toEncounter(row))`, rendered once per version (see `server/rendered.ts`). */
-const encounterJson = makeRenderCache(RENDERS_KEPT, (row) => JSON.stringify(toEncounter(row)))
+const encounterRenders = makeRenderCache(RENDERS_KEPT, (row) => JSON.stringify(toEncounter(row)))
 
 const listDoc = (path: string) =>
   ({
@@ -88,8 +88,8 @@ const listDoc = (path: string) =>
   }) as const
 
 const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>
-  Effect.map(listEncounters(principal.workspace.id, query, "filterable"), (page) =>
-    raw(200, "application/json", pageBytes(page, encounterJson))
+  Effect.map(listHeldEncounters(principal.workspace.id, query, "filterable", encounterRenders.held(query.page_token)), (page) =>
+    raw(200, "application/json", pageBytes(page, (item) => encounterRenders.item(item)))
   )
 )
 
@@ -106,7 +106,7 @@ const getDoc = (path: string) =>
   }) as const
 
 const getHandler = authed(getDoc("/encounters/{id}"), ({ principal, params }) =>
-  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => raw(200, "application/json", encounterJson(row)))
+  Effect.map(getEncounter(principal.workspace.id, params.id ?? ""), (row) => raw(200, "application/json", encounterRenders.json(row)))
 )
 
 /** The normalized reads answer with and without the `/api` prefix (spec: which one is authoritative is not shown). */

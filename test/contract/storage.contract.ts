@@ -1,7 +1,7 @@
 import assert from "node:assert/strict"
 import { rawWrite } from "../support/raw-write.js"
 import { Effect, Either, Layer, Option } from "effect"
-import { toEncounterRow } from "../../lib/domain/encounter.js"
+import { isKnownEncounter, listedKey, toEncounterRow } from "../../lib/domain/encounter.js"
 import { ClaimId, EncounterId, EventId, type WorkspaceId } from "../../lib/domain/ids.js"
 import { Clock, Ids } from "../../lib/ports/clock.js"
 import { Storage } from "../../lib/ports/storage.js"
@@ -9,7 +9,7 @@ import { appendEvent, insert, update } from "../../lib/ports/write.js"
 import { getIntakeRequest, listIntakeRequests } from "../../lib/rules/intake-log.js"
 import { changeClaimStatus } from "../../lib/rules/change-claim-status.js"
 import { createEncounter, intakeEncounter } from "../../lib/rules/create-encounter.js"
-import { getEncounter, listEncounters } from "../../lib/rules/read-encounters.js"
+import { getEncounter, listEncounters, listHeldEncounters } from "../../lib/rules/read-encounters.js"
 import { getEvent, listEvents } from "../../lib/rules/read-events.js"
 import { authenticate, createApiKey, createWorkspace, listApiKeys, revokeApiKey } from "../../lib/rules/workspaces.js"
 import { insurancePayload, validPayload } from "../support/payloads.js"
@@ -170,6 +170,63 @@ export const storageContract = (name: string, makeStorage: () => Layer.Layer<Sto
             prev = p.prev_page_token
           }
           assert.deepEqual(backward, forward)
+        }),
+        clock
+      )
+    })
+
+    test("a page read with what its reader holds: held encounters at their revision come back as known, the rest as rows, in the same order and pages", () => {
+      const clock = Clock.manual(T0)
+      return run(
+        Effect.gen(function* () {
+          const ws = yield* workspace("clinic-held")
+          const other = yield* workspace("clinic-held-other")
+          yield* create(other, validPayload("other-0"))
+          for (let i = 0; i < 25; i++) {
+            if (i % 2 === 0) clock.control.advance(1)
+            yield* create(ws, validPayload(`held-${i}`))
+          }
+          // The reader holds every third encounter at the revision it read.
+          const plain = yield* listEncounters(ws, { limit: 10 })
+          const revisions = new Map(plain.items.map((r) => [r.encounter.id, r.revision]))
+          const heldIds = plain.items.filter((_, i) => i % 3 === 0).map((r) => r.encounter.id)
+          const seen: Array<[string, number]> = []
+          const held = (id: EncounterId, revision: number) => {
+            seen.push([id, revision])
+            return heldIds.includes(id) && revisions.get(id) === revision ? `kept ${id}` : undefined
+          }
+          const page = yield* listHeldEncounters(ws, { limit: 10 }, "filterable", held)
+          assert.deepEqual(page.items.map(listedKey), plain.items.map((r) => [r.encounter.created_at, r.encounter.id]))
+          assert.equal(page.next_page_token, plain.next_page_token)
+          assert.equal(page.prev_page_token, plain.prev_page_token)
+          for (const [i, item] of page.items.entries()) {
+            const row = plain.items[i]!
+            if (heldIds.includes(row.encounter.id)) {
+              assert.ok(isKnownEncounter(item))
+              assert.deepEqual(item, { _tag: "Known", id: row.encounter.id, created_at: row.encounter.created_at, revision: row.revision, value: `kept ${row.encounter.id}` })
+            } else {
+              assert.ok(!isKnownEncounter(item))
+              assert.equal(item.encounter.external_id, row.encounter.external_id)
+              assert.deepEqual(item.claim, row.claim)
+              assert.equal(item.revision, row.revision)
+            }
+          }
+          // Asked about each encounter of the page once (and the one past it), never another workspace's.
+          assert.deepEqual(
+            seen.map(([id]) => id).slice(0, 10),
+            plain.items.map((r) => r.encounter.id)
+          )
+          // A change makes a new revision: the held render of the old one is not taken.
+          const moved = plain.items[0]!
+          yield* changeClaimStatus(ws, moved.claim.id, "missing_information")
+          const after = yield* listHeldEncounters(ws, { limit: 10 }, "filterable", held)
+          const first = after.items[0]!
+          assert.ok(!isKnownEncounter(first))
+          assert.equal(first.claim.status, "missing_information")
+          // The next page, by the held read's token, continues where the plain read's does.
+          const next = yield* listHeldEncounters(ws, { limit: 10, page_token: page.next_page_token ?? "" }, "filterable", () => undefined)
+          const plainNext = yield* listEncounters(ws, { limit: 10, page_token: plain.next_page_token ?? "" })
+          assert.deepEqual(next.items.map(listedKey), plainNext.items.map((r) => [r.encounter.created_at, r.encounter.id]))
         }),
         clock
       )

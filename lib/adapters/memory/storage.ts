@@ -1,11 +1,11 @@
 import { Effect, Layer, Option } from "effect"
-import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type RawRequestRecord } from "../../domain/encounter.js"
+import { type EncounterRow, type EncounterWithClaim, fromEncounterRow, type HeldEncounters, type ListedEncounter, type RawRequestRecord } from "../../domain/encounter.js"
 import { byReceipt, REMITTANCES_SHOWN } from "../../domain/remittance.js"
 import { recordedAt, type StoredEvent, toFeedEvent } from "../../domain/event.js"
 import { StorageError } from "../../domain/errors.js"
-import { EncounterId } from "../../domain/ids.js"
+import { EncounterId, type WorkspaceId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
-import { type ClaimWithEncounterKeys, Storage, type StorageShape } from "../../ports/storage.js"
+import { type ClaimWithEncounterKeys, type EncounterScan, Storage, type StorageShape } from "../../ports/storage.js"
 import { Pages, type RecordOf, type TableName, Tables } from "../../ports/tables.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
@@ -264,7 +264,7 @@ export const makeMemoryStorage = (): StorageShape => {
         return holder === undefined ? Option.none() : Option.some(EncounterId.make(holder, true))
       }),
     findEncounter: (ws, id) => sync(() => Option.map(inWorkspace(ws, get("encounters", id)), encounterRead)),
-    listEncounters: (ws, q) =>
+    listEncounters: (<K>(ws: WorkspaceId, q: EncounterScan, held?: HeldEncounters<K>) =>
       sync(() =>
         newestFirst(
           all("encounters").filter(
@@ -281,8 +281,11 @@ export const makeMemoryStorage = (): StorageShape => {
           ),
           (e: EncounterRow) => [e.created_at, e.id],
           q
-        ).map(encounterRead)
-      ),
+        ).map((e): ListedEncounter<K> => {
+          const value = held?.(e.id, e.revision)
+          return value === undefined ? encounterRead(e) : { _tag: "Known", id: e.id, created_at: e.created_at, revision: e.revision, value }
+        })
+      )) as StorageShape["listEncounters"],
     countClaimStatuses: (ws) =>
       sync(() => {
         const counts = new Map<string, { count: number; billed_cents: number }>()

@@ -1,5 +1,5 @@
 import { Either, Option, Schema } from "effect"
-import { EncounterRecord, type EncounterWithClaim, fromEncounterRow } from "../../domain/encounter.js"
+import { EncounterRecord, type EncounterWithClaim, fromEncounterRow, type HeldEncounters, type ListedEncounter } from "../../domain/encounter.js"
 import { type FeedEvent, recordedAt } from "../../domain/event.js"
 import { ClaimId, EncounterId } from "../../domain/ids.js"
 import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
@@ -73,6 +73,34 @@ function* claimRead(ws: string, q: Query): Program<Option.Option<EncounterWithCl
   const row = codecs.encounters.decode(first, "")
   const has = row.latest_claim_id !== claim.id || row.latest_claim_remittances_at !== null
   return Option.fromNullable((yield* withRemittances(ws, [{ read: { encounter: fromEncounterRow(row).encounter, claim }, has }]))[0])
+}
+
+const decodePageKey = compileDecoder(Schema.Struct({ id: EncounterId, created_at: Schema.String, revision: Schema.Number }))
+
+/**
+ * A page read against what its reader holds (`HeldEncounters`): the page's keys first, then, in
+ * one query by id, the rows of the encounters not held at their revision (with their
+ * remittances), in the keys' order. A row gone between the two reads is left out.
+ */
+function* heldPage<K>(ws: string, q: EncounterScan, held: HeldEncounters<K>): Program<ReadonlyArray<ListedEncounter<K>>> {
+  const listed: Array<ListedEncounter<K> | EncounterId> = []
+  const missing: Array<EncounterId> = []
+  for (const r of yield* rows(S.encounterPageKeys(ws, q))) {
+    const key = decodePageKey(r)
+    if (Either.isLeft(key)) throw new RowDecodeError("encounters", key.left)
+    const { id, created_at, revision } = key.right
+    const value = held(id, revision)
+    if (value === undefined) missing.push(id)
+    listed.push(value === undefined ? id : { _tag: "Known", id, created_at, revision, value })
+  }
+  if (missing.length === 0) return listed as ReadonlyArray<ListedEncounter<K>>
+  const read = new Map((yield* encounters(ws, S.encountersByIds(missing, q.position?.dir))).map((r) => [r.encounter.id, r]))
+  const page: Array<ListedEncounter<K>> = []
+  for (const item of listed) {
+    const found = typeof item === "string" ? read.get(item) : item
+    if (found !== undefined) page.push(found)
+  }
+  return page
 }
 
 /** How many of the newest rows (after the position) a search checks before it reads its filter's range. */
@@ -160,6 +188,8 @@ export const reads = {
     one(S.encounterIdByExternalId(ws, ext), (r) => EncounterId.make(String(r.id), true)),
   encounter: (ws: string, id: string) => firstOf(encounters(ws, S.encounter(ws, id))),
   encounterPage: (ws: string, q: EncounterScan) => (S.isSearch(q) ? encounterSearch(ws, q) : encounters(ws, S.encounterPage(ws, q))),
+  heldPage: <K>(ws: string, q: EncounterScan, held: HeldEncounters<K>): Program<ReadonlyArray<ListedEncounter<K>>> =>
+    S.isSearch(q) ? encounterSearch(ws, q) : heldPage(ws, q, held),
   // PostgreSQL answers COUNT(*) as a BIGINT in text, and SUM of a BIGINT as a NUMERIC in text.
   claimStatusCounts: (ws: string) =>
     many(S.claimStatusCounts(ws), (r) => ({ status: String(r.status), count: Number(r.n), billed_cents: Number(r.billed ?? 0) })),

@@ -3,7 +3,9 @@ import { type TableName, Tables } from "../../ports/tables.js"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../../domain/errors.js"
-import { Storage, type StorageShape } from "../../ports/storage.js"
+import { type EncounterScan, Storage, type StorageShape } from "../../ports/storage.js"
+import type { HeldEncounters } from "../../domain/encounter.js"
+import type { WorkspaceId } from "../../domain/ids.js"
 import type { Write, WriteResult } from "../../ports/write.js"
 import type { ReadCaches } from "./read-cache.js"
 import { type Dialect, pgDialect, type Program, type Row, sqliteDialect } from "./dialect.js"
@@ -42,7 +44,8 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   listRawRequests: (ws, q) => exec.read("listRawRequests", reads.rawRequestPage(ws, q)),
   findEncounterIdByExternalId: (ws, ext) => exec.read("findEncounterIdByExternalId", reads.encounterIdByExternalId(ws, ext)),
   findEncounter: (ws, id) => exec.read("findEncounter", reads.encounter(ws, id)),
-  listEncounters: (ws, q) => exec.read("listEncounters", reads.encounterPage(ws, q)),
+  listEncounters: (<K>(ws: WorkspaceId, q: EncounterScan, held?: HeldEncounters<K>) =>
+    exec.read("listEncounters", held === undefined ? reads.encounterPage(ws, q) : reads.heldPage(ws, q, held))) as StorageShape["listEncounters"],
   countClaimStatuses: (ws) => exec.read("countClaimStatuses", reads.claimStatusCounts(ws)),
   listClaimWork: (ws, q) => exec.read("listClaimWork", reads.claimWorkPage(ws, q)),
   findClaim: (ws, id) => exec.read("findClaim", reads.claim(ws, id)),
