@@ -73,9 +73,12 @@ export { ensureFirstRun } from "./rules/workspaces.js"
  * date_of_service_from?, date_of_service_to?, external_id_prefix?, payer_id?, limit?, page_token?},
  * vocabulary?)` newest first, every filter given applying, keyset-paged both ways (errors
  * `InvalidQuery` for bad limits, filters and tokens, each named; see docs/api.md "Finding an
- * encounter").
+ * encounter"). `listHeldEncounters(ws, query, vocabulary, held)`: the same page for a reader that
+ * keeps what it made of encounters by id and revision (`held(id, revision)` answers it, or
+ * undefined): those come back as `KnownEncounter`s carrying it, and only the others' rows are read
+ * (a search reads whole rows).
  */
-export { getEncounter, listEncounters, type EncounterListQuery, type StatusFilterVocabulary } from "./rules/read-encounters.js"
+export { getEncounter, listEncounters, listHeldEncounters, type EncounterListQuery, type StatusFilterVocabulary } from "./rules/read-encounters.js"
 /**
  * Events. `listEvents(ws, {event_types?, created_after?, created_before?, limit?, page_token?})`
  * oldest first in recorded order, inclusive time bounds; `getEvent(ws, id)` (`EventNotFound`).
@@ -284,7 +287,18 @@ export { validateEncounterCreate } from "./domain/validate.js"
  */
 export { MAX_PROBLEMS, TOO_MANY_PROBLEMS } from "./domain/problems.js"
 /** Normalized views: `toEncounter` (Encounter with latest claim), `toClaim`. */
-export { Claim, Encounter, toClaim, toEncounter, type EncounterWithClaim } from "./domain/encounter.js"
+export {
+  Claim,
+  Encounter,
+  isKnownEncounter,
+  listedKey,
+  toClaim,
+  toEncounter,
+  type EncounterWithClaim,
+  type HeldEncounters,
+  type KnownEncounter,
+  type ListedEncounter
+} from "./domain/encounter.js"
 export { Event, EventTypes, SCHEMA_VERSION, toEvent } from "./domain/event.js"
 export { Page, DEFAULT_LIMIT, MAX_LIMIT } from "./domain/page.js"
 export { Workspace, Scopes, type Scope, type Principal, type ApiKeyView } from "./domain/workspace.js"
