@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { baselineSource, createEncounters, fmt, machineLine, root, scratch } from "./support.js"
+import { cpuMicros } from "./scenario-data.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -36,12 +37,6 @@ if (idCounts.some((n) => !Number.isInteger(n) || n < 1 || n > seed)) throw new E
 const duration = Number(flags.duration)
 const rounds = Number(flags.rounds)
 const work = scratch("encounterd-audit-reads-")
-
-/** The server process's CPU time so far, in µs (utime + stime from /proc, in clock ticks of 10 ms). */
-const cpuMicros = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
 
 /** A wrk latency ("850.00us", "12.34ms", "1.20s") in milliseconds. */
 const wrkMs = (text: string | undefined): number => {

@@ -14,10 +14,10 @@
  * REV's own binary, built in its worktree); otherwise both run from source. Appends a Markdown
  * report to bench/results/list-walk.md.
  */
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { baselineSource, buildBaselineBinary, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, scratch } from "./support.js"
+import { cpuMicros } from "./scenario-data.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,12 +35,6 @@ const rounds = Number(flags.rounds)
 const repeats = Number(flags.repeats)
 for (const [name, value] of [["--encounters", count], ["--walkers", walkers], ["--rounds", rounds], ["--repeats", repeats]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
-}
-
-/** The process's CPU time so far, in µs (utime + stime from /proc, in clock ticks of 10 ms). */
-const cpuMicros = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
 const LISTS = [
