@@ -76,7 +76,7 @@ export { ensureFirstRun } from "./rules/workspaces.js"
  * encounter"). `listHeldEncounters(ws, query, vocabulary, held)`: the same page for a reader that
  * keeps what it made of encounters by id and revision (`held(id, revision)` answers it, or
  * undefined): those come back as `KnownEncounter`s carrying it, and only the others' rows are read
- * (a search reads whole rows).
+ * (a search's rows may be read whole).
  */
 export { getEncounter, listEncounters, listHeldEncounters, type EncounterListQuery, type StatusFilterVocabulary } from "./rules/read-encounters.js"
 /**

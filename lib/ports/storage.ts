@@ -147,7 +147,7 @@ export interface StorageShape {
   /**
    * A page of encounters (`EncounterScan`). With `held`, the encounters the reader holds at their
    * revision come back as `KnownEncounter`s carrying its value, and only the others' rows are
-   * read (a search reads whole rows).
+   * read (an adapter may read a search's rows whole: the SQL adapter does).
    */
   readonly listEncounters: {
     (ws: WorkspaceId, q: EncounterScan): Effect.Effect<ReadonlyArray<EncounterWithClaim>, StorageError>

@@ -264,15 +264,6 @@ const allFilters = (q: EncounterScan): Filters => [
  */
 const SEARCH_KEYS = { time: "created_at", id: "id", workspace: "workspace_id", bound: "created_at || ''" }
 
-/**
- * A page of encounters. By external id or claim status alone (or nothing): one scan along their
- * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
- * a payer): the page's ids from the filter's index on (workspace, column, created_at, id)
- * (migration 13), which holds the newest-first key, so a range is ordered from its index entries
- * alone, without a table row per match; then those rows. The database picks which of the given
- * filters' indexes to read; the others are checked on the rows of its range. The newest rows are
- * checked first (`encounterSearchRecent`, see `encounterSearch` in programs.ts).
- */
 /** A page of a scan without search filters, `select` over `FROM encounters e`. */
 const plainPage = (select: string, ws: string, q: EncounterScan): Query =>
   newestFirstPage(select, { time: "e.created_at", id: "e.id", workspace: "e.workspace_id" }, ws, q, [
@@ -290,6 +281,15 @@ const plainPage = (select: string, ws: string, q: EncounterScan): Query =>
 export const encounterPageKeys = (ws: string, q: EncounterScan): Query =>
   plainPage("SELECT e.id, e.created_at, e.revision FROM encounters e", ws, q)
 
+/**
+ * A page of encounters. By external id or claim status alone (or nothing): one scan along their
+ * index. With a search filter (a name or external id prefix, a birth date, a date of service range,
+ * a payer): the page's ids from the filter's index on (workspace, column, created_at, id)
+ * (migration 13), which holds the newest-first key, so a range is ordered from its index entries
+ * alone, without a table row per match; then those rows. The database picks which of the given
+ * filters' indexes to read; the others are checked on the rows of its range. The newest rows are
+ * checked first (`encounterSearchRecent`, see `encounterSearch` in programs.ts).
+ */
 export const encounterPage = (ws: string, q: EncounterScan): Query => {
   if (!isSearch(q)) return plainPage(ENCOUNTER, ws, q)
   const ids = newestFirstPage("SELECT id FROM encounters", SEARCH_KEYS, ws, q, allFilters(q))
