@@ -28,7 +28,7 @@ import { makeFetch } from "../server/http.js"
 import { setLogSink } from "../server/log.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { validPayload } from "../test/support/payloads.js"
-import { appendResult, fmt, machineLine } from "./support.js"
+import { appendResult, fmt, machineLine, shuffled } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -88,15 +88,6 @@ const reads: ReadonlyArray<{ readonly name: string; readonly statement: (c: Clai
   { name: "by control number, plain join", statement: (c) => ({ sql: `SELECT ${encounterColumns}, ${claimColumns} ${PLAIN_JOIN} WHERE c.workspace_id = ? AND c.patient_control_number = ?`, params: [c.workspace_id, c.patient_control_number] }) },
   { name: "by control number (claimByPcn)", statement: (c) => S.claimByPcn(c.workspace_id, c.patient_control_number) }
 ]
-
-const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
-  const out = [...items]
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    ;[out[i], out[j]] = [out[j]!, out[i]!]
-  }
-  return out
-}
 
 const median = (xs: ReadonlyArray<number>): number => {
   const s = [...xs].sort((a, b) => a - b)

@@ -4,7 +4,7 @@
  * functions by self time (--keep copies the whole
  * Markdown profile to the temp folder).
  *
- *   bun bench/profile.ts --scenario events|events-follow|list|read|read-one|compat-list|compat-read|status|create|create-unique|replay
+ *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
@@ -14,7 +14,7 @@ import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { type Phase, profileWindow } from "./cpu-profile.js"
 import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
-import { createEncounters, encounterdCommand, scratch } from "./support.js"
+import { createEncounters, encounterdCommand, scratch, shuffled } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -90,6 +90,8 @@ await work.run(async () => {
       case "list": return [{ method: "GET", path: "/encounters?limit=100" }]
       case "read-one": return encounters.slice(0, 1).map((id) => ({ method: "GET", path: `/encounters/${id}` }))
       case "read": return encounters.slice(0, 200).map((id) => ({ method: "GET", path: `/encounters/${id}` }))
+      // Every seeded encounter in a shuffled order, as the load bench's random reads.
+      case "read-random": return shuffled(encounters).map((id) => ({ method: "GET", path: `/encounters/${id}` }))
       case "compat-list": return [{ method: "GET", path: "/api/encounters/compat-version?limit=100" }]
       case "compat-read": return encounters.slice(0, 200).map((id) => ({ method: "GET", path: `/api/encounters/compat-version/${id}` }))
       case "replay": return ids.slice(0, 200).map((id) => ({ method: "POST", path: "/api/encounters", body: JSON.stringify(validPayload(id)) }))

@@ -63,7 +63,7 @@ import {
   type SequencedRequest,
   statusSequence
 } from "./scenario-data.js"
-import { baselineSource, buildBaselineBinary, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, stopServer } from "./support.js"
+import { baselineSource, buildBaselineBinary, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, shuffled, stopServer } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -651,18 +651,6 @@ interface Scenario {
 }
 
 const runsOn = (s: Scenario, t: TargetName): boolean => s.only === undefined || s.only.includes(t)
-
-/** A copy in a random order (Fisher-Yates). */
-const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
-  const out = [...items]
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    const a = out[i]!
-    out[i] = out[j]!
-    out[j] = a
-  }
-  return out
-}
 
 /** Pages of the event feed the follow scenario cycles through. */
 const FEED_PAGES = 50

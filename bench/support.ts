@@ -170,6 +170,18 @@ export const createEncounters = async (
 }
 
 /** Nearest-rank percentile of an ascending array. */
+/** A copy in a random order (Fisher-Yates). */
+export const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    const a = out[i]!
+    out[i] = out[j]!
+    out[j] = a
+  }
+  return out
+}
+
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
 

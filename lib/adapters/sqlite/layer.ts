@@ -86,6 +86,13 @@ export const sqliteStorageWith = (open: OpenSqlite) => (filename: string, option
               // (up to 5 s, see write-queue.ts); reads on a WAL file rarely wait at all.
               d.exec("PRAGMA busy_timeout = 50")
               d.exec("PRAGMA foreign_keys = ON")
+              // Statement journals in memory. Every write of a group commit runs in a savepoint of its
+              // own (write-queue.ts), so SQLite keeps the original of each page the write changes in
+              // the statement journal. Once that journal passed 64 KiB, SQLite moved it to a temporary
+              // file for the rest of the transaction: two system calls per page kept, some 80 per create
+              // (strace; bench/RESULTS.md, "Statement journals in memory"). Temporary tables and sorts
+              // are kept in memory too.
+              d.exec("PRAGMA temp_store = MEMORY")
               return { driver: d, walSync: sync, applied }
             } catch (e) {
               d.close()
