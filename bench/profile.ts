@@ -2,10 +2,11 @@
  * Where a request's CPU goes: runs `bun --cpu-prof-md bin/main.ts serve` on a fresh SQLite file,
  * seeds encounters, loads one route with wrk, stops the server and prints the profile's top
  * functions by self time (--keep copies the whole
- * Markdown profile to the temp folder).
+ * Markdown profile to the temp folder). With --syscalls, the server runs without the profiler and
+ * `strace -f -c` counts its system calls while wrk runs instead, per request.
  *
  *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay
- *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep]
+ *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep] [--syscalls]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -23,9 +24,12 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "32" },
     seed: { type: "string", default: "1000" },
     top: { type: "string", default: "40" },
-    keep: { type: "boolean", default: false }
+    keep: { type: "boolean", default: false },
+    syscalls: { type: "boolean", default: false }
   }
 })
+const strace = flags.syscalls ? Bun.which("strace") : undefined
+if (strace === null) throw new Error("bench/profile.ts --syscalls needs strace on PATH")
 /**
  * Where a request's CPU goes, told apart by a frame on the sampled stack (the first match wins).
  * Group commits, the reads' audit entries and the heap pacer run in turns of their own, so their
@@ -62,11 +66,36 @@ const luaFor = (requests: ReadonlyArray<{ method: string; path: string; body?: s
   ].join("\n")
 }
 
+/** strace's summary (`-c`) as a table of the calls made per request, most frequent first. */
+const syscallReport = (wrkOut: string, summary: string, served: number): string => {
+  const rows: Array<{ name: string; calls: number; errors: number; seconds: number }> = []
+  for (const line of summary.split("\n")) {
+    // % time, seconds, usecs/call, calls, [errors,] syscall
+    const m = /^\s*[\d.]+\s+([\d.]+)\s+\d+\s+(\d+)\s+(\d+\s+)?([a-z_0-9]+)\s*$/.exec(line)
+    if (m !== null && m[4] !== "total") rows.push({ name: m[4] ?? "", seconds: Number(m[1]), calls: Number(m[2]), errors: Number(m[3] ?? 0) })
+  }
+  rows.sort((a, b) => b.calls - a.calls)
+  const per = (n: number) => (served > 0 ? (n / served).toFixed(2) : "?")
+  const all = rows.reduce((sum, r) => sum + r.calls, 0)
+  return [
+    `## ${flags.scenario}: system calls`,
+    "```",
+    wrkOut.trim(),
+    "```",
+    `The load window: ${all} system calls by every thread of the server over ${served} requests (${per(all)} a request; strace slows the server, so compare counts, not speed).`,
+    "",
+    "| system call | calls | a request | errors | seconds in the call |",
+    "|---|---:|---:|---:|---:|",
+    ...rows.slice(0, Number(flags.top)).map((r) => `| ${r.name} | ${r.calls} | ${per(r.calls)} | ${r.errors} | ${r.seconds.toFixed(3)} |`)
+  ].join("\n")
+}
+
 await work.run(async () => {
   const db = join(work.dir, "profile.sqlite")
   const profDir = join(work.dir, "prof")
+  const profiler = strace === undefined ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profDir}`] : []
   const server = await work.serve(
-    ["bun", "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profDir}`, "bin/main.ts", "serve", "--port", "0", "--db", db, "--rate-limit", "0"],
+    ["bun", ...profiler, "bin/main.ts", "serve", "--port", "0", "--db", db, "--rate-limit", "0"],
     "server.log",
     true
   )
@@ -128,15 +157,24 @@ await work.run(async () => {
   const lua = requests[0]?.method === "LUA" ? requests[0].path : luaFor(requests, key)
   const script = join(work.dir, "load.lua")
   await Bun.write(script, lua)
+  const counts = join(work.dir, "syscalls.txt")
+  // Attached to every thread of the server for the load only (seeding is not counted).
+  const tracer = strace === undefined ? undefined : Bun.spawn([strace, "-f", "-c", "-o", counts, "-p", String(server.proc.pid)], { stderr: "ignore" })
+  if (tracer !== undefined) await Bun.sleep(500)
   const from = Date.now()
   const run = Bun.spawnSync([wrk, "-t2", `-c${flags.connections}`, `-d${flags.duration}s`, "-s", script, server.url], { stdout: "pipe" })
   const to = Date.now()
   const out = run.stdout.toString()
+  if (tracer !== undefined) {
+    tracer.kill("SIGINT")
+    await tracer.exited
+  }
   await work.stop(server.proc, "server")
+  const served = Number(/(\d+) requests in/.exec(out)?.[1] ?? "0")
+  if (tracer !== undefined) return syscallReport(out, readFileSync(counts, "utf8"), served)
   const cpuprofile = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"))
   if (cpuprofile === undefined) throw new Error("no .cpuprofile written")
   const window = profileWindow(join(profDir, cpuprofile), from, to, process.cwd(), PHASES)
-  const served = Number(/(\d+) requests in/.exec(out)?.[1] ?? "0")
   const perRequest = (ms: number) => (served > 0 ? ((ms * 1000) / served).toFixed(1) : "?")
   const file = readdirSync(profDir).find((f) => f.endsWith(".md"))
   if (file === undefined) throw new Error("no profile written")
