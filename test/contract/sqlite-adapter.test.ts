@@ -73,6 +73,17 @@ describe("SQLite adapter: group commit", () => {
     }
   })
 
+  test("the connection keeps statement journals in memory: the savepoint of each write in a batch writes no temporary file", async () => {
+    const { runtime } = open()
+    try {
+      const rows = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ temp_store: number }>("PRAGMA temp_store")))
+      // 2 is MEMORY (0 the compiled default, 1 FILE).
+      expect(rows.map((r) => Number(r.temp_store))).toEqual([2])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
   test("a write that fails in a batch undoes only itself; the others of the batch commit", async () => {
     const { file, runtime } = open()
     try {
