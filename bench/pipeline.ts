@@ -35,7 +35,7 @@ import { makeFetch } from "../server/http.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { validPayload } from "../test/support/payloads.js"
 import { STATUS_CYCLE } from "./scenario-data.js"
-import { appendResult, fmt, machineLine } from "./support.js"
+import { appendResult, fmt, machineLine, shuffled } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -140,14 +140,7 @@ const measure = async (): Promise<string> => {
     return claims.map((id) => () => new Request(`http://127.0.0.1/api/claims/${id}/status`, { method: "POST", headers, body }))
   }
   const readRequests = (): Array<() => Request> => {
-    const order = [...encounters]
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1))
-      const a = order[i]!
-      order[i] = order[j]!
-      order[j] = a
-    }
-    return order.map((id) => () => new Request(`http://127.0.0.1/api/encounters/${id}`, { headers }))
+    return shuffled(encounters).map((id) => () => new Request(`http://127.0.0.1/api/encounters/${id}`, { headers }))
   }
   const count = scenario === "status" ? claims.length : creates
   const rows: Array<string> = []

@@ -169,7 +169,6 @@ export const createEncounters = async (
   return ids
 }
 
-/** Nearest-rank percentile of an ascending array. */
 /** A copy in a random order (Fisher-Yates). */
 export const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
   const out = [...items]
@@ -182,6 +181,7 @@ export const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
   return out
 }
 
+/** Nearest-rank percentile of an ascending array. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
 
