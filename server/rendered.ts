@@ -48,26 +48,26 @@ export interface RenderCache {
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string): RenderCache => {
   // Set again on every read, so the least recently read go first.
   const renders = makeBoundedMap<string, Rendered>(capacity)
+  /** The render kept for `id` at `revision` and `salt`, marked as most recently read. */
+  const kept = (id: string, revision: number, salt: string): Rendered | undefined => {
+    const known = renders.get(id)
+    if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
+    renders.set(id, known)
+    return known
+  }
   const json = (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
     const revision = row.revision
     if (revision === undefined) return utf8.encode(render(row, salt))
     const id = row.encounter.id
-    const known = renders.get(id)
-    const rendered = known !== undefined && known.revision === revision && known.salt === salt ? known : { revision, salt, json: utf8.encode(render(row, salt)) }
+    const known = kept(id, revision, salt)
+    if (known !== undefined) return known.json
+    const rendered = { revision, salt, json: utf8.encode(render(row, salt)) }
     renders.set(id, rendered)
     return rendered.json
   }
   return {
     json,
-    held: (pageToken, salt = "") =>
-      pageToken !== undefined
-        ? undefined
-        : (id, revision) => {
-            const known = renders.get(id)
-            if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
-            renders.set(id, known)
-            return known.json
-          },
+    held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt)?.json),
     item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt))
   }
 }

@@ -73,7 +73,7 @@ describe("SQLite adapter: group commit", () => {
     }
   })
 
-  test("the connection keeps statement journals in memory: the savepoint of each write in a batch writes no temporary file", async () => {
+  test("the connection keeps the savepoints' statement journals (and temporary tables) in memory: temp_store is MEMORY", async () => {
     const { runtime } = open()
     try {
       const rows = await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ temp_store: number }>("PRAGMA temp_store")))
