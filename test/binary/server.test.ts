@@ -129,27 +129,42 @@ describe("compiled binary: serve", () => {
     const server = await startBinary({ db, args: FAST })
     const key = server.key!
     type Outcome = { external_id: string; status?: number; id?: string; error?: string }
-    const inflight = Array.from({ length: 40 }, async (_, i): Promise<Outcome> => {
-      const external_id = `term-${i}`
-      try {
-        const r = await api(server.url, key, "/api/encounters", { body: validPayload(external_id) })
-        return { external_id, status: r.status, id: r.body?.encounter_id }
-      } catch (e) {
-        return { external_id, error: String(e) }
+    // Eight senders create without pause until the server stops answering them. SIGTERM goes once
+    // the first create is acknowledged, so creates are in flight on every sender when it lands
+    // (a fixed delay before the signal can come before the first connection is even accepted).
+    const outcomes: Array<Outcome> = []
+    let firstAnswer: () => void = () => undefined
+    const answeredOnce = new Promise<void>((resolve) => (firstAnswer = resolve))
+    const sender = async (s: number) => {
+      for (let i = 0; ; i++) {
+        const external_id = `term-${s}-${i}`
+        try {
+          const r = await api(server.url, key, "/api/encounters", { body: validPayload(external_id) })
+          outcomes.push({ external_id, status: r.status, id: r.body?.encounter_id })
+          firstAnswer()
+        } catch (e) {
+          outcomes.push({ external_id, error: String(e) })
+          return
+        }
       }
-    })
-    await Bun.sleep(5)
+    }
+    const senders = Array.from({ length: 8 }, (_, s) => sender(s))
+    await answeredOnce
     const started = performance.now()
     server.proc.kill("SIGTERM")
-    const outcomes = await Promise.all(inflight)
+    await Promise.all(senders)
     const code = await server.proc.exited
     const elapsed = performance.now() - started
     expect(code).toBe(0)
     expect(elapsed).toBeLessThan(10_000)
+    // The pipe may still hold the last lines when the exit is seen.
+    for (let waited = 0; waited < 2_000 && !server.stdoutLines.some((l) => l.includes('"stopped"')); waited += 20) await Bun.sleep(20)
     expect(server.stdoutLines.some((l) => l.includes('"stopped"'))).toBe(true)
 
     const answered = outcomes.filter((o) => o.status !== undefined)
     expect(answered.length).toBeGreaterThan(0)
+    // Every sender ended on a refused or closed connection, never on an answer.
+    expect(outcomes.filter((o) => o.error !== undefined).length).toBe(8)
     // Anything answered was answered properly: an accepted create, never a 5xx.
     for (const o of answered) expect(o.status).toBe(202)
     const acknowledged = answered.filter((o) => o.status === 202)
@@ -169,5 +184,5 @@ describe("compiled binary: serve", () => {
     } finally {
       expect(await again.stop()).toBe(0)
     }
-  })
+  }, 30_000)
 })
