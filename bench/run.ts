@@ -363,11 +363,14 @@ const startReference = (dir: string, database: Database, target: ReferenceName):
   })
 }
 
-/** Peak resident set so far (VmHWM, a high-water mark over the whole process life), in MiB. */
+/** Peak resident set (VmHWM, the high-water mark since start or since `resetPeakRss`), in MiB. */
 const peakRssMiB = (pid: number): number => {
   const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return m?.[1] !== undefined ? Number(m[1]) / 1024 : Number.NaN
 }
+
+/** Sets the process's VmHWM back to its resident set now (Linux: 5 written to /proc/<pid>/clear_refs), so the next read is one run's peak. */
+const resetPeakRss = (pid: number): void => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
 // ---- seeding ----------------------------------------------------------------------------------
 
@@ -940,12 +943,25 @@ const sideBySideTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell
   return lines.join("\n")
 }
 
-const rssTable = (afterCreate: ReadonlyMap<TargetName, number>, overall: ReadonlyMap<TargetName, number>): string =>
-  [
-    "| target | peak RSS MiB after create (unique) | peak RSS MiB overall |",
-    "|---|---:|---:|",
-    ...targetNames.map((t) => `| ${shown(t)} | ${fmt(afterCreate.get(t) ?? Number.NaN)} | ${fmt(overall.get(t) ?? Number.NaN)} |`)
+/**
+ * Peak RSS by scenario: each target's highest peak over its rounds of the scenario, what starting
+ * and seeding peaked at, and the highest of them all.
+ */
+const rssTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>, seeding: ReadonlyMap<TargetName, number>): string => {
+  const peakOf = (name: string, t: TargetName): number | undefined => {
+    const cell = cells.get(name)?.get(t)
+    return cell === undefined || cell.rss.length === 0 ? undefined : Math.max(...cell.rss)
+  }
+  const overall = (t: TargetName): number =>
+    Math.max(seeding.get(t) ?? Number.NaN, ...scenarios.map((s) => peakOf(s.name, t) ?? 0))
+  return [
+    `| peak RSS MiB | ${targetNames.map(shown).join(" | ")} |`,
+    `|---|${targetNames.map(() => "---:").join("|")}|`,
+    `| start and seeding | ${targetNames.map((t) => fmt(seeding.get(t) ?? Number.NaN)).join(" | ")} |`,
+    ...scenarios.map((s) => `| ${s.name} | ${targetNames.map((t) => shownOr(peakOf(s.name, t), 1)).join(" | ")} |`),
+    `| overall | ${targetNames.map((t) => fmt(overall(t))).join(" | ")} |`
   ].join("\n")
+}
 
 /** One status line per scenario: each target's rounds, requests, latency and answers. */
 const statusLine = (name: string, row: ReadonlyMap<TargetName, Cell>): string => {
@@ -1058,14 +1074,12 @@ const main = async () => {
       targets.push({ ...t, ids, writeKey, claims })
     }
 
-    // The kernel's VmHWM may read a little lower than a transient peak read earlier: keep the highest seen.
-    const peaks = new Map<Server, number>(servers.map((s) => [s, 0]))
-    const readPeak = (target: Target): number => {
-      for (const s of target.servers) peaks.set(s, Math.max(peaks.get(s) ?? 0, peakRssMiB(s.pid)))
-      return Math.max(...target.servers.map((s) => peaks.get(s) ?? 0))
-    }
+    // Each run's own peak: VmHWM is set back to the resident set before the run and read after it.
+    // What starting and seeding peaked at is read before the first run.
+    const readPeak = (target: Target): number => Math.max(...target.servers.map((s) => peakRssMiB(s.pid)))
+    const resetPeak = (target: Target): void => target.servers.forEach((s) => resetPeakRss(s.pid))
+    const seeding = new Map<TargetName, number>(targets.map((t) => [t.name, readPeak(t)]))
     const cells = new Map<string, Map<TargetName, Cell>>()
-    const afterCreate = new Map<TargetName, number>()
     for (const s of scenarios) {
       // Only the targets that have the scenario's routes get a cell; the others show "—".
       const mine = targets.filter((t) => runsOn(s, t.name))
@@ -1080,20 +1094,21 @@ const main = async () => {
           console.error(
             `${s.name}: ${target.name}${rounds === 1 ? "" : `, round ${round + 1}/${rounds}`}, ${duration} s with ${shares.join(" + ")} connections (${loadTool})...`
           )
-          const result = await runOnce(dir, target, await s.config(target, round))
+          const config = await s.config(target, round)
+          resetPeak(target)
+          const result = await runOnce(dir, target, config)
+          const peak = readPeak(target)
           await s.after?.(target, result)
           const cell = row.get(target.name)
           cell?.runs.push(result)
           if (s.unique) await checkAlive(target, s.name)
           else for (const server of target.servers) if (server.proc.exitCode !== null) throw new Error(`${server.label} exited during ${s.name}`)
-          cell?.rss.push(readPeak(target))
+          cell?.rss.push(peak)
           if (result.non2xx > 0) console.error(`${target.name}: ${result.non2xx} answers outside 2xx in ${s.name}`)
           await Bun.sleep(500)
         }
       }
-      if (s.unique) for (const t of targets) afterCreate.set(t.name, readPeak(t))
     }
-    const overall = new Map<TargetName, number>(targets.map((t) => [t.name, readPeak(t)]))
 
     const encounterd = targets.find((t) => t.name === "encounterd")
     const sync = targets.map((t) => `${t.name} ${t.servers[0]?.synchronous ?? "?"}`).join(", ")
@@ -1114,7 +1129,7 @@ const main = async () => {
       })
       tables = singleTable(rows)
       notes.push(
-        "Peak RSS is VmHWM from /proc/<pid>/status after the scenario (the highest read so far): the process's peak so far, never lower than the row above."
+        "Peak RSS is the scenario's own: VmHWM from /proc/<pid>/status, set back to the resident set (5 written to /proc/<pid>/clear_refs) before each run and read after it; the highest of the rounds."
       )
       if (instances === 2) {
         notes.push(
@@ -1123,7 +1138,7 @@ const main = async () => {
         )
       }
     } else {
-      tables = `${sideBySideTable(cells)}\n\n${rssTable(afterCreate, overall)}`
+      tables = `${sideBySideTable(cells)}\n\n${rssTable(cells, seeding)}`
       notes.push(
         rounds === 1
           ? "req/s: one run per target and scenario, the targets one after another under the same load."
@@ -1147,8 +1162,8 @@ const main = async () => {
         )
       }
       notes.push(
-        "Peak RSS is VmHWM from /proc/<pid>/status (the process's high-water mark since start, seeding included): " +
-          "read right after the create (unique) runs, and after the last scenario."
+        "Peak RSS by scenario is each run's own: VmHWM from /proc/<pid>/status, set back to the resident set (5 written to /proc/<pid>/clear_refs) " +
+          "before the run and read after it, the highest of the rounds; start and seeding is VmHWM before the first run; overall is the highest of the column."
       )
     }
     notes.push(
