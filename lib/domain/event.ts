@@ -87,43 +87,40 @@ export const parseFeedEvent = (e: FeedEvent) => Either.map(decodePayload(e.paylo
 const PLAIN = /^[\w:.+-]*$/
 const quoted = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s))
 
-/** Appends the event's JSON to `out`, piece by piece (joined once, the text is flat rather than a tree of concatenations). */
-const eventParts = (e: FeedEvent, out: Array<string>): void => {
-  out.push(
-    '{"id":', quoted(e.id),
-    ',"created_at":', quoted(e.created_at),
-    ',"timestamp":', quoted(e.timestamp),
-    ',"event_type":', quoted(e.event_type),
-    `,"schema_version":"${SCHEMA_VERSION}","payload":`, e.payload,
-    "}"
-  )
-}
+/** The event's JSON up to its payload: every member but the payload's text, which follows it, and the closing brace. */
+const envelopeOf = (e: FeedEvent): string =>
+  `{"id":${quoted(e.id)},"created_at":${quoted(e.created_at)},"timestamp":${quoted(e.timestamp)},"event_type":${quoted(e.event_type)},"schema_version":"${SCHEMA_VERSION}","payload":`
 
 /**
- * The JSON of each feed event object rendered so far, for as long as the object lives: an adapter
- * that keeps the events it read (they never change) has each one rendered once.
+ * The envelope of each feed event object rendered so far, for as long as the object lives: an
+ * adapter that keeps the events it read (they never change) has each one rendered once. Only the
+ * envelope is kept, not the whole text: the payload, most of it, is the object's own text already.
  */
-const rendered = new WeakMap<FeedEvent, string>()
+const envelopes = new WeakMap<FeedEvent, string>()
+
+const envelope = (e: FeedEvent): string => {
+  let text = envelopes.get(e)
+  if (text === undefined) {
+    text = envelopeOf(e)
+    envelopes.set(e, text)
+  }
+  return text
+}
 
 /**
  * The event's JSON as callers read it, spliced from the stored payload text: byte for byte
  * `JSON.stringify(toEvent(record))` (the same keys in the same order; the stored text is the
  * compact `JSON.stringify` of the payload, so parsing and serialising it again answers it unchanged).
  */
-export const eventJson = (e: FeedEvent): string => {
-  let text = rendered.get(e)
-  if (text === undefined) {
-    const out: Array<string> = []
-    eventParts(e, out)
-    text = out.join("")
-    rendered.set(e, text)
-  }
-  return text
-}
+export const eventJson = (e: FeedEvent): string => `${envelope(e)}${e.payload}}`
 
-/** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced from each `eventJson`. */
-export const eventPageJson = (page: Page<FeedEvent>): string =>
-  `{"items":[${page.items.map(eventJson).join(",")}],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`
+/** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced from each event's envelope and payload (joined once, so the text is flat). */
+export const eventPageJson = (page: Page<FeedEvent>): string => {
+  const out: Array<string> = ['{"items":[']
+  page.items.forEach((e, i) => out.push(i === 0 ? "" : ",", envelope(e), e.payload, "}"))
+  out.push(`],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`)
+  return out.join("")
+}
 
 export const toEvent = (e: EventRecord): Event => ({
   id: e.id,

@@ -32,11 +32,15 @@ describe("an event's JSON spliced from its stored payload text", () => {
     )
   })
 
-  test("a page of them is JSON.stringify of the page", () => {
+  test("a page of them is JSON.stringify of the page, rendered again from the kept envelopes too", () => {
     fc.assert(
       fc.property(fc.array(storedEvent, { maxLength: 5 }), fc.option(fc.string()), fc.option(fc.string()), (events, next, prev) => {
         const page = { items: events.map(toFeedEvent), next_page_token: next, prev_page_token: prev }
-        expect(eventPageJson(page)).toBe(JSON.stringify({ ...page, items: events.map(toEvent) }))
+        const expected = JSON.stringify({ ...page, items: events.map(toEvent) })
+        expect(eventPageJson(page)).toBe(expected)
+        // Again, from the envelopes kept for these objects; and each event alone from them.
+        expect(eventPageJson(page)).toBe(expected)
+        page.items.forEach((e, i) => expect(eventJson(e)).toBe(JSON.stringify(toEvent(events[i]!))))
       })
     )
   })
