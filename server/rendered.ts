@@ -8,6 +8,9 @@ import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type Li
  */
 export const RENDERS_KEPT = 256
 
+/** Pages assembled from kept renders, remembered per shape (`makePageAssembler`): a few first pages (of a few workspaces, or filters) at some 250 KB each. */
+export const PAGES_KEPT = 8
+
 interface Rendered {
   readonly revision: number
   readonly salt: string

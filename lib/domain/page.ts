@@ -24,7 +24,7 @@ const COMMA = utf8.encode(",")
  * buffer, each item's bytes copied in once (an answer of a hundred 2.5 KB renders, without a
  * joined string to copy and transcode again).
  */
-export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
+export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A, index: number) => Uint8Array): Uint8Array<ArrayBuffer> => {
   const items = page.items.map(itemBytes)
   const tail = utf8.encode(`],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`)
   let length = ITEMS.length + Math.max(0, items.length - 1) + tail.length
@@ -39,6 +39,39 @@ export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Ui
   })
   out.set(tail, at)
   return out
+}
+
+/**
+ * `pageBytes` that answers the same buffer again for the same page: when every item's bytes are the
+ * same object as in one of the last `slots` pages it assembled (renders kept per revision are), and
+ * the tokens are the same, the bytes are the same, so that page's buffer is answered instead of a
+ * new one. A first page read over and over (a list polled, the console's first view) then costs no
+ * new buffer of some 250 KB per answer, which the engine frees only when it collects. Items whose
+ * bytes are made anew each time never match. The buffers are read-only once answered.
+ */
+export const makePageAssembler = (slots: number) => {
+  interface Assembled {
+    readonly items: ReadonlyArray<Uint8Array>
+    readonly tail: string
+    readonly bytes: Uint8Array<ArrayBuffer>
+  }
+  const recent: Array<Assembled> = []
+  const same = (a: Assembled, items: ReadonlyArray<Uint8Array>, tail: string): boolean =>
+    a.tail === tail && a.items.length === items.length && a.items.every((item, i) => item === items[i])
+  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
+    const items = page.items.map(itemBytes)
+    const tail = JSON.stringify([page.next_page_token, page.prev_page_token])
+    const found = recent.findIndex((a) => same(a, items, tail))
+    if (found >= 0) {
+      const hit = recent[found]!
+      if (found > 0) recent.unshift(...recent.splice(found, 1))
+      return hit.bytes
+    }
+    const bytes = pageBytes(page, (_, i) => items[i]!)
+    recent.unshift({ items, tail, bytes })
+    if (recent.length > slots) recent.pop()
+    return bytes
+  }
 }
 
 export const MAX_LIMIT = 100

@@ -1,6 +1,6 @@
 import type { EncounterWithClaim, ListedEncounter } from "../../lib/domain/encounter.js"
-import { type Page, pageBytes } from "../../lib/domain/page.js"
-import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
+import { makePageAssembler, type Page } from "../../lib/domain/page.js"
+import { makeRenderCache, PAGES_KEPT, RENDERS_KEPT } from "../rendered.js"
 import { toCompatEncounter } from "./encounter.js"
 
 /**
@@ -13,6 +13,8 @@ export const compatRenders = makeRenderCache(RENDERS_KEPT, (row, baseUrl) => JSO
 /** The compat JSON of one encounter (`compatRenders.json`). */
 export const compatJson = (row: EncounterWithClaim, baseUrl: string): Uint8Array<ArrayBuffer> => compatRenders.json(row, baseUrl)
 
-/** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page. */
+const compatPages = makePageAssembler(PAGES_KEPT)
+
+/** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page (the same buffer again for the same page, `makePageAssembler`). */
 export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Uint8Array<ArrayBuffer> =>
-  pageBytes(page, (item) => compatRenders.item(item, baseUrl))
+  compatPages(page, (item) => compatRenders.item(item, baseUrl))

@@ -3,11 +3,11 @@ import { FilterableClaimStatus } from "../../lib/domain/claim-status.js"
 import { Encounter, toEncounter } from "../../lib/domain/encounter.js"
 import type { Principal } from "../../lib/domain/workspace.js"
 import { EncounterCreate } from "../../lib/domain/encounter-input.js"
-import { Page, pageBytes } from "../../lib/domain/page.js"
+import { makePageAssembler, Page } from "../../lib/domain/page.js"
 import { intakeEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter, listHeldEncounters } from "../../lib/rules/read-encounters.js"
 import { readBody, requireJson } from "../body.js"
-import { makeRenderCache, RENDERS_KEPT } from "../rendered.js"
+import { makeRenderCache, PAGES_KEPT, RENDERS_KEPT } from "../rendered.js"
 import { authed, json, NoQuery, raw, text } from "../route.js"
 import { CreatedResponse, DuplicateResponse, Limit, PageToken, problems } from "./shared.js"
 
@@ -71,6 +71,7 @@ const ListQuery = Schema.Struct({
 
 /** The JSON of one normalized encounter, `JSON.stringify(toEncounter(row))`, rendered once per version (see `server/rendered.ts`). */
 const encounterRenders = makeRenderCache(RENDERS_KEPT, (row) => JSON.stringify(toEncounter(row)))
+const encounterPages = makePageAssembler(PAGES_KEPT)
 
 const listDoc = (path: string) =>
   ({
@@ -89,7 +90,7 @@ const listDoc = (path: string) =>
 
 const listHandler = authed(listDoc("/encounters"), ({ principal, query }) =>
   Effect.map(listHeldEncounters(principal.workspace.id, query, "filterable", encounterRenders.held(query.page_token)), (page) =>
-    raw(200, "application/json", pageBytes(page, (item) => encounterRenders.item(item)))
+    raw(200, "application/json", encounterPages(page, (item) => encounterRenders.item(item)))
   )
 )
 

@@ -1,0 +1,67 @@
+import { describe, expect, test } from "bun:test"
+import { makePageAssembler, type Page, pageBytes } from "../../lib/domain/page.js"
+
+const utf8 = new TextEncoder()
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+
+/** Items as their kept renders: one bytes object per item, as a render cache answers them. */
+const renders = (...values: ReadonlyArray<unknown>) => values.map((v) => utf8.encode(JSON.stringify(v)))
+const pageOf = (items: ReadonlyArray<Uint8Array>, next: string | null = null, prev: string | null = null): Page<Uint8Array> => ({
+  items,
+  next_page_token: next,
+  prev_page_token: prev
+})
+const asIs = (item: Uint8Array) => item
+
+describe("a page as UTF-8 JSON", () => {
+  test("pageBytes is JSON.stringify of the page, items spliced; an empty page too", () => {
+    const items = [{ id: "a", n: 1 }, { id: "é", s: 'q"\\' }, { id: "😀" }]
+    expect(text(pageBytes(pageOf(renders(...items), "n1", null), asIs))).toBe(
+      JSON.stringify({ items, next_page_token: "n1", prev_page_token: null })
+    )
+    expect(text(pageBytes(pageOf([]), asIs))).toBe(JSON.stringify({ items: [], next_page_token: null, prev_page_token: null }))
+  })
+
+  test("the assembler answers the same buffer for the same item bytes and tokens, and the right bytes every time", () => {
+    const pages = makePageAssembler(2)
+    const items = renders({ id: 1 }, { id: 2 })
+    const first = pages(pageOf(items, "t"), asIs)
+    expect(text(first)).toBe(text(pageBytes(pageOf(items, "t"), asIs)))
+    // The same renders (the same objects) and tokens: the same buffer.
+    expect(pages(pageOf([...items], "t"), asIs)).toBe(first)
+    // Another token, or no token where there was one: another buffer, its own text.
+    const other = pages(pageOf(items, "u"), asIs)
+    expect(other).not.toBe(first)
+    expect(text(other)).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }], next_page_token: "u", prev_page_token: null }))
+    expect(text(pages(pageOf(items, null, "t"), asIs))).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }], next_page_token: null, prev_page_token: "t" }))
+  })
+
+  test("equal bytes in another object (a new render, a new revision) are assembled again", () => {
+    const pages = makePageAssembler(4)
+    const items = renders({ id: 1, rev: 1 }, { id: 2 })
+    const first = pages(pageOf(items), asIs)
+    const again = [utf8.encode(JSON.stringify({ id: 1, rev: 1 })), items[1]!]
+    const second = pages(pageOf(again), asIs)
+    expect(second).not.toBe(first)
+    expect(text(second)).toBe(text(first))
+    const changed = [utf8.encode(JSON.stringify({ id: 1, rev: 2 })), items[1]!]
+    expect(text(pages(pageOf(changed), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 2 }, { id: 2 }], next_page_token: null, prev_page_token: null }))
+    // A page of fewer items is another page, even when they are the first ones.
+    expect(text(pages(pageOf(items.slice(0, 1)), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 1 }], next_page_token: null, prev_page_token: null }))
+  })
+
+  test("it remembers the last `slots` pages, the most recently answered kept longest", () => {
+    const pages = makePageAssembler(2)
+    const a = renders({ a: 1 })
+    const b = renders({ b: 1 })
+    const c = renders({ c: 1 })
+    const bytesA = pages(pageOf(a), asIs)
+    const bytesB = pages(pageOf(b), asIs)
+    expect(pages(pageOf(a), asIs)).toBe(bytesA) // a is now the most recent, b the oldest
+    pages(pageOf(c), asIs) // b goes
+    expect(pages(pageOf(a), asIs)).toBe(bytesA)
+    const bAgain = pages(pageOf(b), asIs)
+    expect(bAgain).not.toBe(bytesB)
+    expect(text(bAgain)).toBe(text(bytesB))
+  })
+})
