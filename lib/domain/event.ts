@@ -117,7 +117,10 @@ export const eventJson = (e: FeedEvent): string => `${envelope(e)}${e.payload}}`
 /** A page of events as JSON text: `JSON.stringify` of the page of `toEvent`s, spliced from each event's envelope and payload (joined once, so the text is flat). */
 export const eventPageJson = (page: Page<FeedEvent>): string => {
   const out: Array<string> = ['{"items":[']
-  page.items.forEach((e, i) => out.push(i === 0 ? "" : ",", envelope(e), e.payload, "}"))
+  page.items.forEach((e, i) => {
+    if (i > 0) out.push(",")
+    out.push(envelope(e), e.payload, "}")
+  })
   out.push(`],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`)
   return out.join("")
 }

@@ -24,9 +24,11 @@ const COMMA = utf8.encode(",")
  * buffer, each item's bytes copied in once (an answer of a hundred 2.5 KB renders, without a
  * joined string to copy and transcode again).
  */
-export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A, index: number) => Uint8Array): Uint8Array<ArrayBuffer> => {
-  const items = page.items.map(itemBytes)
-  const tail = utf8.encode(`],"next_page_token":${JSON.stringify(page.next_page_token)},"prev_page_token":${JSON.stringify(page.prev_page_token)}}`)
+export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => spliced(page.items.map(itemBytes), page)
+
+/** The page's JSON with `items`, each one's bytes, spliced in (`pageBytes`). */
+const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "items">): Uint8Array<ArrayBuffer> => {
+  const tail = utf8.encode(`],"next_page_token":${JSON.stringify(tokens.next_page_token)},"prev_page_token":${JSON.stringify(tokens.prev_page_token)}}`)
   let length = ITEMS.length + Math.max(0, items.length - 1) + tail.length
   for (const item of items) length += item.length
   const out = new Uint8Array(length)
@@ -52,23 +54,24 @@ export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A, index: number) => 
 export const makePageAssembler = (slots: number) => {
   interface Assembled {
     readonly items: ReadonlyArray<Uint8Array>
-    readonly tail: string
+    /** Both tokens, as one key. */
+    readonly tokens: string
     readonly bytes: Uint8Array<ArrayBuffer>
   }
   const recent: Array<Assembled> = []
-  const same = (a: Assembled, items: ReadonlyArray<Uint8Array>, tail: string): boolean =>
-    a.tail === tail && a.items.length === items.length && a.items.every((item, i) => item === items[i])
+  const same = (a: Assembled, items: ReadonlyArray<Uint8Array>, tokens: string): boolean =>
+    a.tokens === tokens && a.items.length === items.length && a.items.every((item, i) => item === items[i])
   return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
     const items = page.items.map(itemBytes)
-    const tail = JSON.stringify([page.next_page_token, page.prev_page_token])
-    const found = recent.findIndex((a) => same(a, items, tail))
+    const tokens = JSON.stringify([page.next_page_token, page.prev_page_token])
+    const found = recent.findIndex((a) => same(a, items, tokens))
     if (found >= 0) {
       const hit = recent[found]!
       if (found > 0) recent.unshift(...recent.splice(found, 1))
       return hit.bytes
     }
-    const bytes = pageBytes(page, (_, i) => items[i]!)
-    recent.unshift({ items, tail, bytes })
+    const bytes = spliced(items, page)
+    recent.unshift({ items, tokens, bytes })
     if (recent.length > slots) recent.pop()
     return bytes
   }

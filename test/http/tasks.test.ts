@@ -57,7 +57,7 @@ describe("GET and PATCH /api/tasks/{id}", () => {
     expect(changed.body).toMatchObject({ status: "in_progress", assignee: "dana", due_at: "2026-12-01T09:00:00.000Z" })
     expect(changed.body.notes.map((n: { text: string }) => n.text)).toEqual(["fixing the NPI"])
     expect((await call("GET", "/api/tasks?assignee=dana")).body.items.map((t: { id: string }) => t.id)).toEqual([task.id])
-    // The whole queue, listed before the change and kept rendered, shows the task as it is now, as its read does.
+    // The whole queue, listed before the change too, shows the task as it is now, as its read does.
     const listed = (await call("GET", "/api/tasks")).body.items.find((t: { id: string }) => t.id === task.id)
     expect(listed).toMatchObject({ status: "in_progress", assignee: "dana", notes: [{ text: "fixing the NPI" }] })
     expect(listed).toEqual((await call("GET", `/api/tasks/${task.id}`)).body)
