@@ -57,11 +57,18 @@ export interface HeapPacerOptions {
   readonly onCollect?: (pauseSeconds: number) => void
   /** Told of each paced young collection: its pause in seconds. */
   readonly onCollectYoung?: (pauseSeconds: number) => void
+  /**
+   * Has the allocator give back what is free, when the process holds much (`giveBackWhenLarge`):
+   * called on the first tick `giveBackAfterMs` or more after each paced full collection.
+   */
+  readonly giveBack?: () => void
+  /** Default 100 ms: the engine sweeps what a full collection found dead in slices after it. */
+  readonly giveBackAfterMs?: number
 }
 
 export interface HeapPacer {
   /** One look at the heap: collects when it is due. Answers which collection it made, if any. */
-  readonly tick: () => "full" | "young" | undefined
+  readonly tick: () => "full" | "young" | "give back" | undefined
 }
 
 /** A drop below this share of the last reading means a full collection ran. */
@@ -72,13 +79,21 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
   const minGrowth = o.minGrowthBytes ?? 8 * 1024 * 1024
   const youngCpuMs = o.youngCpuMs ?? 25
   const now = o.now ?? (() => performance.now())
-  const { cpuTimeMs, collectYoung } = o
+  const giveBackAfterMs = o.giveBackAfterMs ?? 100
+  const { cpuTimeMs, collectYoung, giveBack } = o
   let base = o.heapSize()
   let last = base
   // The CPU time at the last collection the pacer made (a full one collects the young generation too).
   let cpuAtCollection = cpuTimeMs?.() ?? 0
+  // When the allocator is due to give back what the last full collection freed.
+  let giveBackAt: number | undefined
   return {
     tick: () => {
+      if (giveBackAt !== undefined && giveBack !== undefined && now() >= giveBackAt) {
+        giveBackAt = undefined
+        giveBack()
+        return "give back"
+      }
       const size = o.heapSize()
       if (size < last * DROP || size < base) base = size
       last = size
@@ -86,7 +101,9 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
         const started = now()
         base = o.collect()
         last = base
-        o.onCollect?.((now() - started) / 1000)
+        const ended = now()
+        o.onCollect?.((ended - started) / 1000)
+        giveBackAt = ended + giveBackAfterMs
         if (cpuTimeMs !== undefined) cpuAtCollection = cpuTimeMs()
         return "full"
       }
@@ -105,23 +122,31 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
 /** The heap's size, in bytes. */
 export const heapUsed = (): number => process.memoryUsage().heapUsed
 
-/** Above this resident size a paced full collection also has the allocator give back what is free. */
+/** Above this resident size a paced full collection is followed by the allocator's giving back what is free. */
 export const GIVE_BACK_ABOVE_BYTES = 136 * 1024 * 1024
 
 /**
- * A full collection, synchronous (bun:jsc `fullGC`); when the process holds more than
- * `GIVE_BACK_ABOVE_BYTES`, `Bun.gc(true)` instead, which then also has mimalloc give back what is
- * free. The memory that cells owned outside the heap (a list page's answer text, some 250 KB) is
- * freed by the sweep into mimalloc, which keeps it, page by page, until it is collected: under
- * compat list pages of 100 the peak was 171–174 MiB with `fullGC` alone, 145–146 MiB with
- * `Bun.gc(true)` (`bun bench/memory.ts --scenario lists --compare`, bench/RESULTS.md). That costs
- * its pause some 10 ms more (and tens with a large heap, as during the import of a 10 MiB file),
- * so it is paid only near the 150 MiB the service is held to. Answers the heap's size after it.
+ * A full collection, synchronous (bun:jsc `fullGC`: the heap is marked; what died is swept by the
+ * engine in slices afterwards). Answers the heap's size after it.
  */
 export const collectInFull = (): number => {
-  if (process.memoryUsage.rss() > GIVE_BACK_ABOVE_BYTES) Bun.gc(true)
-  else fullGC()
+  fullGC()
   return heapUsed()
+}
+
+/**
+ * When the process holds more than `GIVE_BACK_ABOVE_BYTES`, has mimalloc give back the memory that
+ * is free (`Bun.gc(false)`: the allocator's cleanup, then a request for a concurrent collection,
+ * which does not hold the event loop). The memory cells owned outside the heap (a list page's
+ * answer text, some 250 KB) returns to mimalloc when they are swept, and mimalloc keeps it until
+ * told: under compat list pages of 100 the peak was 171–174 MiB with full collections alone, 145–146
+ * MiB with memory given back (`bun bench/memory.ts --scenario lists --compare`, bench/RESULTS.md).
+ * The pacer calls it a tick after a full collection, once the engine has swept. `Bun.gc(true)`
+ * does the same cleanup but sweeps the whole heap at once within the collection's pause, 20 to 50 ms
+ * longer under an import (bench/RESULTS.md, "Memory given back after the collection").
+ */
+export const giveBackWhenLarge = (): void => {
+  if (process.memoryUsage.rss() > GIVE_BACK_ABOVE_BYTES) Bun.gc(false)
 }
 
 /** The CPU time the process has used, user and system, in milliseconds. */

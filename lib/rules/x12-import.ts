@@ -146,7 +146,7 @@ const storedAnswer = (ws: WorkspaceId, f: X12FileRecord, kind: InboundResult["ki
  * write holds the database, and on SQLite the event loop, for as long as it runs: an 835 of 1,000
  * claims is some 8,000 steps, 70 ms in one write. Tests set it lower to cut small files.
  */
-export const ImportWriteSteps = FiberRef.unsafeMake(400)
+export const ImportWriteSteps = FiberRef.unsafeMake(200)
 
 /** How far a file's writes got: the place after the last entry applied, and the file's outcomes so far. */
 interface Progress {

@@ -137,6 +137,38 @@ describe("heap pacer", () => {
     expect(heap.collections).toBe(0)
   })
 
+  test("after a full collection, gives back once, on the first tick 100 ms later, and never without one", () => {
+    const heap = { size: 20 * MiB, givenBack: 0 }
+    let clock = 0
+    const pacer = makeHeapPacer({
+      factor: 2,
+      heapSize: () => heap.size,
+      collect: () => {
+        clock += 30
+        heap.size = 21 * MiB
+        return heap.size
+      },
+      giveBack: () => heap.givenBack++,
+      now: () => clock
+    })
+    for (let i = 0; i < 10; i++) {
+      clock += 25
+      expect(pacer.tick()).toBeUndefined()
+    }
+    heap.size = 41 * MiB
+    expect(pacer.tick()).toBe("full")
+    // Counted from the collection's end: the engine sweeps after it.
+    clock += 99
+    expect(pacer.tick()).toBeUndefined()
+    clock += 1
+    expect(pacer.tick()).toBe("give back")
+    for (let i = 0; i < 10; i++) {
+      clock += 25
+      expect(pacer.tick()).toBeUndefined()
+    }
+    expect(heap.givenBack).toBe(1)
+  })
+
   test("on the real engine, a paced collection frees what is no longer referenced", () => {
     // Twenty separate chunks, built and dropped in functions of their own: a stale pointer the
     // collector finds on the stack can keep one chunk, not the rest.
