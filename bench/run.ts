@@ -372,6 +372,12 @@ const peakRssMiB = (pid: number): number => {
 /** Sets the process's VmHWM back to its resident set now (Linux: 5 written to /proc/<pid>/clear_refs), so the next read is one run's peak. */
 const resetPeakRss = (pid: number): void => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
+/** Resident set now (VmRSS), in MiB. */
+const rssMiB = (pid: number): number => {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return m?.[1] !== undefined ? Number(m[1]) / 1024 : Number.NaN
+}
+
 // ---- seeding ----------------------------------------------------------------------------------
 
 const seed = (server: Server, key: string): Promise<string[]> =>
@@ -861,6 +867,8 @@ interface Cell {
   readonly runs: Combined[]
   /** The target's highest instance VmHWM read after its run, per round. */
   readonly rss: number[]
+  /** Its instances' resident set (VmRSS, the highest) when the peak was set back, per round: where the run started from. */
+  readonly startRss: number[]
 }
 
 const best = (cell: Cell): Combined => {
@@ -952,13 +960,20 @@ const rssTable = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>, see
     const cell = cells.get(name)?.get(t)
     return cell === undefined || cell.rss.length === 0 ? undefined : Math.max(...cell.rss)
   }
+  // The highest round's peak, and in brackets the resident set that round started from.
+  const shownPeak = (name: string, t: TargetName): string => {
+    const cell = cells.get(name)?.get(t)
+    if (cell === undefined || cell.rss.length === 0) return NOT_RUN
+    const round = cell.rss.indexOf(Math.max(...cell.rss))
+    return `${fmt(cell.rss[round] ?? Number.NaN)} (${fmt(cell.startRss[round] ?? Number.NaN)})`
+  }
   const overall = (t: TargetName): number =>
     Math.max(seeding.get(t) ?? Number.NaN, ...scenarios.map((s) => peakOf(s.name, t) ?? 0))
   return [
     `| peak RSS MiB | ${targetNames.map(shown).join(" | ")} |`,
     `|---|${targetNames.map(() => "---:").join("|")}|`,
     `| start and seeding | ${targetNames.map((t) => fmt(seeding.get(t) ?? Number.NaN)).join(" | ")} |`,
-    ...scenarios.map((s) => `| ${s.name} | ${targetNames.map((t) => shownOr(peakOf(s.name, t), 1)).join(" | ")} |`),
+    ...scenarios.map((s) => `| ${s.name} | ${targetNames.map((t) => shownPeak(s.name, t)).join(" | ")} |`),
     `| overall | ${targetNames.map((t) => fmt(overall(t))).join(" | ")} |`
   ].join("\n")
 }
@@ -1083,7 +1098,7 @@ const main = async () => {
     for (const s of scenarios) {
       // Only the targets that have the scenario's routes get a cell; the others show "—".
       const mine = targets.filter((t) => runsOn(s, t.name))
-      const row = new Map<TargetName, Cell>(mine.map((t) => [t.name, { runs: [], rss: [] }]))
+      const row = new Map<TargetName, Cell>(mine.map((t) => [t.name, { runs: [], rss: [], startRss: [] }]))
       cells.set(s.name, row)
       if (mine.length === 0) console.error(`${s.name}: skipped, it runs on ${s.only?.join(", ") ?? "?"} only`)
       for (let round = 0; round < rounds; round++) {
@@ -1096,6 +1111,7 @@ const main = async () => {
           )
           const config = await s.config(target, round)
           resetPeak(target)
+          const startRss = Math.max(...target.servers.map((s) => rssMiB(s.pid)))
           const result = await runOnce(dir, target, config)
           const peak = readPeak(target)
           await s.after?.(target, result)
@@ -1104,6 +1120,7 @@ const main = async () => {
           if (s.unique) await checkAlive(target, s.name)
           else for (const server of target.servers) if (server.proc.exitCode !== null) throw new Error(`${server.label} exited during ${s.name}`)
           cell?.rss.push(peak)
+          cell?.startRss.push(startRss)
           if (result.non2xx > 0) console.error(`${target.name}: ${result.non2xx} answers outside 2xx in ${s.name}`)
           await Bun.sleep(500)
         }
@@ -1163,7 +1180,7 @@ const main = async () => {
       }
       notes.push(
         "Peak RSS by scenario is each run's own: VmHWM from /proc/<pid>/status, set back to the resident set (5 written to /proc/<pid>/clear_refs) " +
-          "before the run and read after it, the highest of the rounds; start and seeding is VmHWM before the first run; overall is the highest of the column."
+          "before the run and read after it, the highest of the rounds, with in brackets the resident set (VmRSS) that round started from; start and seeding is VmHWM before the first run; overall is the highest of the column."
       )
     }
     notes.push(

@@ -30,6 +30,22 @@ import { fullGC } from "bun:jsc"
  * server uses next to no CPU time, so it is not collected.
  * `encounterd_heap_paced_young_collections_total` and
  * `encounterd_heap_paced_young_pause_seconds_total` report it.
+ *
+ * Memory given back. A full collection marks; what died is swept by the engine afterwards, and
+ * what a dead string owned outside the heap goes back to mimalloc, which keeps it. A tick 100 ms
+ * after each full collection, when the process holds more than 112 MiB, the pacer has mimalloc
+ * give back what is free (`giveBackWhenLarge`, under a millisecond). Sweeping the whole heap
+ * within the pause (`Bun.gc(true)`) made full collections 20 to 50 ms longer with the heap an
+ * import holds, so it is kept for a process over 160 MiB (`collectInFull`).
+ *
+ * Quiet after work. A process that has gone quiet (four ticks in a row under 2 ms of CPU time each)
+ * after a second or more of CPU time since the last such collection is collected in full, swept
+ * and given back (`collectWhenIdle`): what a burst of work left resident does not stay until the
+ * next burst. Its pause falls when nothing is waiting.
+ *
+ * Late ticks. A tick that comes more than 10 ms after it was due found the event loop held by
+ * other work (a write of an import); a full collection due then waits for a tick on time (four
+ * late ticks at most), so its pause does not lengthen that stall.
  */
 export interface HeapPacerOptions {
   /**
@@ -64,11 +80,34 @@ export interface HeapPacerOptions {
   readonly giveBack?: () => void
   /** Default 100 ms: the engine sweeps what a full collection found dead in slices after it. */
   readonly giveBackAfterMs?: number
+  /**
+   * Collects the whole heap, sweeps it and has the allocator give back what is free
+   * (`collectWhenIdle`); answers the heap's size after it. With `cpuTimeMs`, the pacer calls it
+   * once the process has gone quiet after work: `idleTicks` ticks in a row each used under
+   * `idleCpuMs` of CPU time, and `idleAfterCpuMs` of CPU time used since the last such collection.
+   * Told to `onCollect` as a full collection.
+   */
+  readonly collectIdle?: () => number
+  /** Default 4 (100 ms at the server's 25 ms ticks). */
+  readonly idleTicks?: number
+  /** Default 2 ms of CPU time in a tick's interval. */
+  readonly idleCpuMs?: number
+  /** Default 1,000 ms: a trickle of requests between quiet spells does not collect each time. */
+  readonly idleAfterCpuMs?: number
+  /**
+   * The ticks' interval (default 25 ms). A tick that comes more than `lateMs` (default 10) after
+   * it was due found the event loop held by other work (a write of an import): a full collection
+   * due then waits for the next tick, up to `maxDeferrals` ticks in a row (default 4), so that its
+   * pause does not add to a stall already under way.
+   */
+  readonly tickMs?: number
+  readonly lateMs?: number
+  readonly maxDeferrals?: number
 }
 
 export interface HeapPacer {
   /** One look at the heap: collects when it is due. Answers which collection it made, if any. */
-  readonly tick: () => "full" | "young" | "give back" | undefined
+  readonly tick: () => "full" | "young" | "give back" | "idle" | undefined
 }
 
 /** A drop below this share of the last reading means a full collection ran. */
@@ -80,41 +119,80 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
   const youngCpuMs = o.youngCpuMs ?? 25
   const now = o.now ?? (() => performance.now())
   const giveBackAfterMs = o.giveBackAfterMs ?? 100
-  const { cpuTimeMs, collectYoung, giveBack } = o
+  const idleTicks = o.idleTicks ?? 4
+  const idleCpuMs = o.idleCpuMs ?? 2
+  const idleAfterCpuMs = o.idleAfterCpuMs ?? 1000
+  const tickMs = o.tickMs ?? 25
+  const lateMs = o.lateMs ?? 10
+  const maxDeferrals = o.maxDeferrals ?? 4
+  const { cpuTimeMs, collectYoung, giveBack, collectIdle } = o
+  let lastTick = now()
+  let deferrals = 0
   let base = o.heapSize()
   let last = base
   // The CPU time at the last collection the pacer made (a full one collects the young generation too).
   let cpuAtCollection = cpuTimeMs?.() ?? 0
   // When the allocator is due to give back what the last full collection freed.
   let giveBackAt: number | undefined
+  // The CPU time at the last tick and at the last collection made when quiet; quiet ticks in a row.
+  let cpuAtTick = cpuAtCollection
+  let cpuAtIdle = cpuAtCollection
+  let quiet = 0
+  const tick = (late: boolean): "full" | "young" | "give back" | "idle" | undefined => {
+    if (cpuTimeMs !== undefined && collectIdle !== undefined) {
+      const cpu = cpuTimeMs()
+      quiet = cpu - cpuAtTick < idleCpuMs ? quiet + 1 : 0
+      cpuAtTick = cpu
+      if (quiet >= idleTicks && cpu - cpuAtIdle >= idleAfterCpuMs) {
+        const started = now()
+        base = collectIdle()
+        last = base
+        o.onCollect?.((now() - started) / 1000)
+        giveBackAt = undefined
+        // The collection's own CPU time is not work: the next tick starts from after it.
+        cpuAtIdle = cpuAtTick = cpuAtCollection = cpuTimeMs()
+        return "idle"
+      }
+    }
+    if (giveBackAt !== undefined && giveBack !== undefined && now() >= giveBackAt) {
+      giveBackAt = undefined
+      giveBack()
+      return "give back"
+    }
+    const size = o.heapSize()
+    if (size < last * DROP || size < base) base = size
+    last = size
+    if (size > base * factor && size > base + minGrowth && late && deferrals < maxDeferrals) {
+      deferrals++
+      return undefined
+    }
+    if (size > base * factor && size > base + minGrowth) {
+      deferrals = 0
+      const started = now()
+      base = o.collect()
+      last = base
+      const ended = now()
+      o.onCollect?.((ended - started) / 1000)
+      giveBackAt = ended + giveBackAfterMs
+      if (cpuTimeMs !== undefined) cpuAtCollection = cpuTimeMs()
+      return "full"
+    }
+    if (cpuTimeMs === undefined || collectYoung === undefined) return undefined
+    const cpu = cpuTimeMs()
+    if (cpu - cpuAtCollection < youngCpuMs) return undefined
+    const started = now()
+    collectYoung()
+    o.onCollectYoung?.((now() - started) / 1000)
+    cpuAtCollection = cpuTimeMs()
+    return "young"
+  }
   return {
     tick: () => {
-      if (giveBackAt !== undefined && giveBack !== undefined && now() >= giveBackAt) {
-        giveBackAt = undefined
-        giveBack()
-        return "give back"
-      }
-      const size = o.heapSize()
-      if (size < last * DROP || size < base) base = size
-      last = size
-      if (size > base * factor && size > base + minGrowth) {
-        const started = now()
-        base = o.collect()
-        last = base
-        const ended = now()
-        o.onCollect?.((ended - started) / 1000)
-        giveBackAt = ended + giveBackAfterMs
-        if (cpuTimeMs !== undefined) cpuAtCollection = cpuTimeMs()
-        return "full"
-      }
-      if (cpuTimeMs === undefined || collectYoung === undefined) return undefined
-      const cpu = cpuTimeMs()
-      if (cpu - cpuAtCollection < youngCpuMs) return undefined
-      const started = now()
-      collectYoung()
-      o.onCollectYoung?.((now() - started) / 1000)
-      cpuAtCollection = cpuTimeMs()
-      return "young"
+      // Late by more than the interval allows: something other than the pacer held the loop.
+      const late = now() - lastTick > tickMs + lateMs
+      const made = tick(late)
+      lastTick = now()
+      return made
     }
   }
 }
@@ -123,27 +201,45 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
 export const heapUsed = (): number => process.memoryUsage().heapUsed
 
 /** Above this resident size a paced full collection is followed by the allocator's giving back what is free. */
-export const GIVE_BACK_ABOVE_BYTES = 136 * 1024 * 1024
+export const GIVE_BACK_ABOVE_BYTES = 112 * 1024 * 1024
 
 /**
- * A full collection, synchronous (bun:jsc `fullGC`: the heap is marked; what died is swept by the
- * engine in slices afterwards). Answers the heap's size after it.
+ * Above this resident size, the service's ceiling, a paced full collection also sweeps the whole
+ * heap within its pause and has the allocator give back at once (`Bun.gc(true)`).
+ */
+export const SWEEP_ABOVE_BYTES = 160 * 1024 * 1024
+
+/**
+ * A full collection, synchronous: the heap is marked (bun:jsc `fullGC`) and what died is swept by
+ * the engine in slices afterwards, as it allocates. Over `SWEEP_ABOVE_BYTES` resident,
+ * `Bun.gc(true)` instead, which sweeps everything within the pause (20 to 50 ms longer under an
+ * import, bench/RESULTS.md) and then has mimalloc give back what is free. Answers the heap's size
+ * after it.
  */
 export const collectInFull = (): number => {
-  fullGC()
+  if (process.memoryUsage.rss() > SWEEP_ABOVE_BYTES) Bun.gc(true)
+  else fullGC()
+  return heapUsed()
+}
+
+/**
+ * A full collection that also sweeps the whole heap within its pause and then has mimalloc give
+ * back what is free (`Bun.gc(true)`): for a process gone quiet, which holds what its last burst of
+ * work left resident until something collects. Answers the heap's size after it.
+ */
+export const collectWhenIdle = (): number => {
+  Bun.gc(true)
   return heapUsed()
 }
 
 /**
  * When the process holds more than `GIVE_BACK_ABOVE_BYTES`, has mimalloc give back the memory that
  * is free (`Bun.gc(false)`: the allocator's cleanup, then a request for a concurrent collection,
- * which does not hold the event loop). The memory cells owned outside the heap (a list page's
- * answer text, some 250 KB) returns to mimalloc when they are swept, and mimalloc keeps it until
- * told: under compat list pages of 100 the peak was 171–174 MiB with full collections alone, 145–146
- * MiB with memory given back (`bun bench/memory.ts --scenario lists --compare`, bench/RESULTS.md).
- * The pacer calls it a tick after a full collection, once the engine has swept. `Bun.gc(true)`
- * does the same cleanup but sweeps the whole heap at once within the collection's pause, 20 to 50 ms
- * longer under an import (bench/RESULTS.md, "Memory given back after the collection").
+ * which does not hold the event loop; under a millisecond). The memory cells owned outside the heap
+ * (a list page's answer text, some 250 KB) returns to mimalloc when they are swept, and mimalloc
+ * keeps it until told: under compat list pages of 100 the peak was 171–174 MiB with full
+ * collections alone, 145–146 MiB with memory given back (`bun bench/memory.ts --scenario lists
+ * --compare`, bench/RESULTS.md). The pacer calls it a tick after each full collection.
  */
 export const giveBackWhenLarge = (): void => {
   if (process.memoryUsage.rss() > GIVE_BACK_ABOVE_BYTES) Bun.gc(false)

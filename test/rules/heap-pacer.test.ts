@@ -169,6 +169,74 @@ describe("heap pacer", () => {
     expect(heap.givenBack).toBe(1)
   })
 
+  test("collects once when the process goes quiet after a second of work, not during work and not again until more", () => {
+    const heap = { size: 20 * MiB, idle: 0, young: 0 }
+    const cpu = { ms: 5_000 }
+    const pacer = makeHeapPacer({
+      factor: 2,
+      heapSize: () => heap.size,
+      collect: () => heap.size,
+      cpuTimeMs: () => cpu.ms,
+      collectYoung: () => heap.young++,
+      collectIdle: () => {
+        heap.idle++
+        // The collection's own CPU time is not work.
+        cpu.ms += 40
+        heap.size = 18 * MiB
+        return heap.size
+      }
+    })
+    const ticks = (n: number, cpuPerTick: number) =>
+      Array.from({ length: n }, () => {
+        cpu.ms += cpuPerTick
+        return pacer.tick()
+      })
+    // Quiet from the start: nothing was done since the pacer began.
+    expect(ticks(10, 0).every((t) => t === undefined)).toBe(true)
+    // A second of work (40 ticks at 25 ms), then quiet: collected on the fourth quiet tick.
+    expect(ticks(40, 25).filter((t) => t === "young")).toHaveLength(40)
+    expect(ticks(3, 1)).toEqual([undefined, undefined, undefined])
+    expect(ticks(1, 1)).toEqual(["idle"])
+    expect(heap.idle).toBe(1)
+    // Staying quiet, or a trickle of work under a second in all, does not collect again.
+    expect(ticks(20, 1).includes("idle")).toBe(false)
+    ticks(10, 25)
+    expect(ticks(10, 0).includes("idle")).toBe(false)
+    // Another second of work, and it is due again.
+    ticks(40, 25)
+    expect(ticks(4, 0)).toEqual([undefined, undefined, undefined, "idle"])
+    expect(heap.idle).toBe(2)
+  })
+
+  test("a full collection due on a late tick waits for a tick on time, four late ticks at most", () => {
+    const heap = { size: 20 * MiB, collections: 0 }
+    let clock = 0
+    const pacer = makeHeapPacer({
+      factor: 2,
+      heapSize: () => heap.size,
+      collect: () => {
+        heap.collections++
+        heap.size = 20 * MiB
+        return heap.size
+      },
+      now: () => clock
+    })
+    const after = (ms: number) => {
+      clock += ms
+      return pacer.tick()
+    }
+    expect(after(25)).toBeUndefined()
+    heap.size = 41 * MiB
+    // The loop was held 40 ms past the tick (a write): not now.
+    expect(after(65)).toBeUndefined()
+    expect(after(25)).toBe("full")
+    // Held tick after tick: the fifth late tick collects anyway.
+    heap.size = 41 * MiB
+    expect([after(60), after(60), after(60), after(60)]).toEqual([undefined, undefined, undefined, undefined])
+    expect(after(60)).toBe("full")
+    expect(heap.collections).toBe(2)
+  })
+
   test("on the real engine, a paced collection frees what is no longer referenced", () => {
     // Twenty separate chunks, built and dropped in functions of their own: a stale pointer the
     // collector finds on the stack can keep one chunk, not the rest.
@@ -182,7 +250,8 @@ describe("heap pacer", () => {
     fullGC()
     const before = heapSize()
     // Due on growth alone (2 MiB), whatever else the test process holds.
-    const pacer = makeHeapPacer({ heapSize, collect: fullGC, factor: 1, minGrowthBytes: 2 * MiB })
+    // Ticked by hand, not on a timer: no tick is late.
+    const pacer = makeHeapPacer({ heapSize, collect: fullGC, factor: 1, minGrowthBytes: 2 * MiB, lateMs: Number.POSITIVE_INFINITY })
     fill()
     // Survives a collection while referenced, then is dropped: only a full collection frees it.
     fullGC()
