@@ -144,7 +144,9 @@ const storedAnswer = (ws: WorkspaceId, f: X12FileRecord, kind: InboundResult["ki
 /**
  * Steps one write of an import carries before it is cut (after the entry that reaches them). A
  * write holds the database, and on SQLite the event loop, for as long as it runs: an 835 of 1,000
- * claims is some 8,000 steps, 70 ms in one write. Tests set it lower to cut small files.
+ * claims is some 8,000 steps, 70 ms in one write. At 200 a write holds it 10 to 15 ms (400 held
+ * it 25 to 28 ms, which with a full collection's pause right after it made a read wait over 50 ms:
+ * bench/RESULTS.md). Tests set it lower to cut small files.
  */
 export const ImportWriteSteps = FiberRef.unsafeMake(200)
 
