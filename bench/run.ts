@@ -363,20 +363,20 @@ const startReference = (dir: string, database: Database, target: ReferenceName):
   })
 }
 
-/** Peak resident set (VmHWM, the high-water mark since start or since `resetPeakRss`), in MiB. */
-const peakRssMiB = (pid: number): number => {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+/** A field of `/proc/<pid>/status` given in kB (`VmHWM`, `VmRSS`), in MiB. */
+const statusMiB = (pid: number, field: "VmHWM" | "VmRSS"): number => {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return m?.[1] !== undefined ? Number(m[1]) / 1024 : Number.NaN
 }
+
+/** Peak resident set (VmHWM, the high-water mark since start or since `resetPeakRss`), in MiB. */
+const peakRssMiB = (pid: number): number => statusMiB(pid, "VmHWM")
 
 /** Sets the process's VmHWM back to its resident set now (Linux: 5 written to /proc/<pid>/clear_refs), so the next read is one run's peak. */
 const resetPeakRss = (pid: number): void => writeFileSync(`/proc/${pid}/clear_refs`, "5")
 
 /** Resident set now (VmRSS), in MiB. */
-const rssMiB = (pid: number): number => {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-  return m?.[1] !== undefined ? Number(m[1]) / 1024 : Number.NaN
-}
+const rssMiB = (pid: number): number => statusMiB(pid, "VmRSS")
 
 // ---- seeding ----------------------------------------------------------------------------------
 

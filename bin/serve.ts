@@ -14,7 +14,7 @@ import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
 import { finishImports } from "../lib/rules/x12-import.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
-import { collectInFull, collectWhenIdle, cpuTimeMs, giveBackWhenLarge, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
+import { collectAndSweep, collectInFull, cpuTimeMs, giveBackWhenLarge, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
@@ -114,7 +114,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       heapSize: heapUsed,
       collect: collectInFull,
       giveBack: giveBackWhenLarge,
-      collectIdle: collectWhenIdle,
+      collectIdle: collectAndSweep,
       onCollect: metrics.heapCollected,
       cpuTimeMs,
       collectYoung: edenGC,

@@ -40,7 +40,7 @@ import { fullGC } from "bun:jsc"
  *
  * Quiet after work. A process that has gone quiet (four ticks in a row under 2 ms of CPU time each)
  * after a second or more of CPU time since the last such collection is collected in full, swept
- * and given back (`collectWhenIdle`): what a burst of work left resident does not stay until the
+ * and given back (`collectAndSweep`): what a burst of work left resident does not stay until the
  * next burst. Its pause falls when nothing is waiting.
  *
  * Late ticks. A tick that comes more than 10 ms after it was due found the event loop held by
@@ -82,7 +82,7 @@ export interface HeapPacerOptions {
   readonly giveBackAfterMs?: number
   /**
    * Collects the whole heap, sweeps it and has the allocator give back what is free
-   * (`collectWhenIdle`); answers the heap's size after it. With `cpuTimeMs`, the pacer calls it
+   * (`collectAndSweep`); answers the heap's size after it. With `cpuTimeMs`, the pacer calls it
    * once the process has gone quiet after work: `idleTicks` ticks in a row each used under
    * `idleCpuMs` of CPU time, and `idleAfterCpuMs` of CPU time used since the last such collection.
    * Told to `onCollect` as a full collection.
@@ -162,11 +162,12 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
     const size = o.heapSize()
     if (size < last * DROP || size < base) base = size
     last = size
-    if (size > base * factor && size > base + minGrowth && late && deferrals < maxDeferrals) {
+    const due = size > base * factor && size > base + minGrowth
+    if (due && late && deferrals < maxDeferrals) {
       deferrals++
       return undefined
     }
-    if (size > base * factor && size > base + minGrowth) {
+    if (due) {
       deferrals = 0
       const started = now()
       base = o.collect()
@@ -204,8 +205,8 @@ export const heapUsed = (): number => process.memoryUsage().heapUsed
 export const GIVE_BACK_ABOVE_BYTES = 112 * 1024 * 1024
 
 /**
- * Above this resident size, the service's ceiling, a paced full collection also sweeps the whole
- * heap within its pause and has the allocator give back at once (`Bun.gc(true)`).
+ * Above this resident size, past the service's 150 MiB ceiling, a paced full collection also sweeps
+ * the whole heap within its pause and has the allocator give back at once (`Bun.gc(true)`).
  */
 export const SWEEP_ABOVE_BYTES = 160 * 1024 * 1024
 
@@ -217,17 +218,18 @@ export const SWEEP_ABOVE_BYTES = 160 * 1024 * 1024
  * after it.
  */
 export const collectInFull = (): number => {
-  if (process.memoryUsage.rss() > SWEEP_ABOVE_BYTES) Bun.gc(true)
-  else fullGC()
+  if (process.memoryUsage.rss() > SWEEP_ABOVE_BYTES) return collectAndSweep()
+  fullGC()
   return heapUsed()
 }
 
 /**
  * A full collection that also sweeps the whole heap within its pause and then has mimalloc give
  * back what is free (`Bun.gc(true)`): for a process gone quiet, which holds what its last burst of
- * work left resident until something collects. Answers the heap's size after it.
+ * work left resident until something collects, and for one over `SWEEP_ABOVE_BYTES`. Answers the
+ * heap's size after it.
  */
-export const collectWhenIdle = (): number => {
+export const collectAndSweep = (): number => {
   Bun.gc(true)
   return heapUsed()
 }

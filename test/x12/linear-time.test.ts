@@ -13,9 +13,9 @@ import { bomb277, bomb277Statuses, bomb835, bomb835Lines, bomb999Ik4, bomb999Set
  * four times as long. A quadratic step (a copy per segment, a rescan per loop, a backtracking
  * pattern) makes the ratio about 16, so the bound is 10 (the readers measure 4.8 to 5.8 on a quiet
  * machine; with files twice as large, a bound of 3 between 2 and 4 left too little room for a
- * collection's noise on a busy one: a linear reader measured 3.29 once). The time is the process's CPU time (a busy machine makes a
- * read wait, not work more), each run after a full collection (so that no run pays for the
- * garbage of another), the fastest of alternating runs.
+ * collection's noise on a busy one: a linear reader measured 3.29 once). The time is the
+ * process's CPU time (a busy machine makes a read wait, not work more), each run after a full
+ * collection (so that no run pays for the garbage of another), the fastest of alternating runs.
  */
 
 const read = (text: string, reader: (i: Parameters<typeof read999>[0]) => Either.Either<unknown, unknown>) => {
