@@ -5,7 +5,7 @@
  * Markdown profile to the temp folder). With --syscalls, the server runs without the profiler and
  * `strace -f -c` counts its system calls while wrk runs instead, per request.
  *
- *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay
+ *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay|tasks
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep] [--syscalls]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
@@ -14,6 +14,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { type Phase, profileWindow } from "./cpu-profile.js"
+import { growPool } from "./claim-pool.js"
 import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
 import { createEncounters, encounterdCommand, scratch, shuffled } from "./support.js"
 
@@ -150,6 +151,13 @@ await work.run(async () => {
         const statuses = ["missing_information", "draft"]
         const lua = luaFor(claims.flatMap((c) => statuses.map((s) => ({ method: "POST", path: `/api/claims/${c}/status`, body: JSON.stringify({ status: s }) }))), writer)
         return [{ method: "LUA", path: lua }]
+      }
+      // The work queue's first page over 3,000 open rejection tasks, as the load bench's task list.
+      case "tasks": {
+        const writer = encounterdWriteKey(encounterdCommand(false, []), db)
+        const pool = { encounters: [], claims: [] }
+        await growPool(server.url, key, writer, pool, 3000, "prof-task")
+        return [{ method: "GET", path: "/api/tasks?limit=100" }]
       }
       default: throw new Error(`unknown scenario ${flags.scenario}`)
     }

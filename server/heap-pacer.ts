@@ -26,8 +26,10 @@ import { fullGC } from "bun:jsc"
  * counts cells as of the last collection; its blocks are reused without growing), but allocation
  * follows work: given the process's CPU time, the pacer also collects the young generation (only
  * what was allocated since the last collection is marked: about 1 to 2 ms here) after every
- * `youngCpuMs` of CPU time the process has used. Under load that is about every tick; an idle
- * server uses next to no CPU time, so it is not collected.
+ * `youngCpuMs` (8) of CPU time the process has used. Under load that is every tick, 25 ms apart:
+ * at 25 ms of CPU time it was about every other tick, and the young generation held twice the
+ * garbage (bench/RESULTS.md, "Young collections every tick under load"). An idle server uses next
+ * to no CPU time, so it is not collected.
  * `encounterd_heap_paced_young_collections_total` and
  * `encounterd_heap_paced_young_pause_seconds_total` report it.
  *
@@ -66,7 +68,7 @@ export interface HeapPacerOptions {
   readonly cpuTimeMs?: () => number
   /** Collects the young generation now (bun:jsc `edenGC`). */
   readonly collectYoung?: () => void
-  /** Collect the young generation after this much CPU time since the last collection the pacer made. Default 25 ms. */
+  /** Collect the young generation after this much CPU time since the last collection the pacer made. Default 8 ms. */
   readonly youngCpuMs?: number
   readonly now?: () => number
   /** Told of each paced full collection: its pause in seconds. */
@@ -116,7 +118,7 @@ const DROP = 0.85
 export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
   const factor = o.factor ?? 1.5
   const minGrowth = o.minGrowthBytes ?? 8 * 1024 * 1024
-  const youngCpuMs = o.youngCpuMs ?? 25
+  const youngCpuMs = o.youngCpuMs ?? 8
   const now = o.now ?? (() => performance.now())
   const giveBackAfterMs = o.giveBackAfterMs ?? 100
   const idleTicks = o.idleTicks ?? 4

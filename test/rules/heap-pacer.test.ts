@@ -102,21 +102,26 @@ describe("heap pacer", () => {
     expect(pacer.tick()).toBe("full")
   })
 
-  test("collects the young generation after each 25 ms of CPU time the process used, and never while it is idle", () => {
+  test("collects the young generation after each 8 ms of CPU time the process used, and never while it is idle", () => {
     const { heap, cpu, pacer } = busyHeap(20 * MiB)
     // Idle: the CPU time does not move, however often the pacer looks.
     for (let i = 0; i < 100; i++) expect(pacer.tick()).toBeUndefined()
-    cpu.ms += 24
+    cpu.ms += 7
     expect(pacer.tick()).toBeUndefined()
     cpu.ms += 1
     expect(pacer.tick()).toBe("young")
     expect([heap.young, heap.youngPauses]).toEqual([1, [0.002]])
     // Counted again from that collection.
-    cpu.ms += 20
+    cpu.ms += 5
     expect(pacer.tick()).toBeUndefined()
-    cpu.ms += 10
+    cpu.ms += 5
     expect(pacer.tick()).toBe("young")
     expect([heap.young, heap.full]).toEqual([2, 0])
+    // A busy process (25 ms of CPU time between ticks): every tick.
+    for (let i = 0; i < 10; i++) {
+      cpu.ms += 25
+      expect(pacer.tick()).toBe("young")
+    }
   })
 
   test("a full collection, when due, comes first and counts as the young one", () => {
@@ -125,7 +130,7 @@ describe("heap pacer", () => {
     heap.size = 41 * MiB
     expect(pacer.tick()).toBe("full")
     expect([heap.full, heap.young]).toEqual([1, 0])
-    cpu.ms += 24
+    cpu.ms += 7
     expect(pacer.tick()).toBeUndefined()
     cpu.ms += 1
     expect(pacer.tick()).toBe("young")
