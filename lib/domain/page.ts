@@ -44,25 +44,24 @@ const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "
 }
 
 /**
- * `pageBytes` that answers the same buffer again for the same page: when every item's bytes are the
- * same object as in one of the last `slots` pages it assembled (renders kept per revision are), and
- * the tokens are the same, the bytes are the same, so that page's buffer is answered instead of a
- * new one. A first page read over and over (a list polled, the console's first view) then costs no
- * new buffer of some 250 KB per answer, which the engine frees only when it collects. Items whose
- * bytes are made anew each time never match. The buffers are read-only once answered.
+ * The last `slots` pages answered, each by the objects it was made of and its tokens: the same
+ * objects in the same order with the same tokens make the same bytes, so the remembered buffer is
+ * answered again instead of a new one (`make`). A first page read over and over (a list polled, the
+ * console's first view, the event feed's head) then costs no new buffer per answer, which the
+ * engine frees only when it collects. Objects made anew on each read never match; a miss costs a
+ * comparison of first items. The buffers are read-only once answered.
  */
-export const makePageAssembler = (slots: number) => {
+const recentPages = (slots: number) => {
   interface Assembled {
-    readonly items: ReadonlyArray<Uint8Array>
+    readonly items: ReadonlyArray<unknown>
     /** Both tokens, as one key. */
     readonly tokens: string
     readonly bytes: Uint8Array<ArrayBuffer>
   }
   const recent: Array<Assembled> = []
-  const same = (a: Assembled, items: ReadonlyArray<Uint8Array>, tokens: string): boolean =>
+  const same = (a: Assembled, items: ReadonlyArray<unknown>, tokens: string): boolean =>
     a.tokens === tokens && a.items.length === items.length && a.items.every((item, i) => item === items[i])
-  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
-    const items = page.items.map(itemBytes)
+  return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> => {
     const tokens = JSON.stringify([page.next_page_token, page.prev_page_token])
     const found = recent.findIndex((a) => same(a, items, tokens))
     if (found >= 0) {
@@ -70,11 +69,36 @@ export const makePageAssembler = (slots: number) => {
       if (found > 0) recent.unshift(...recent.splice(found, 1))
       return hit.bytes
     }
-    const bytes = spliced(items, page)
+    const bytes = make()
     recent.unshift({ items, tokens, bytes })
     if (recent.length > slots) recent.pop()
     return bytes
   }
+}
+
+/**
+ * `pageBytes` that answers the same buffer again for the same page (`recentPages`): when every
+ * item's bytes are the same object as in one of the last `slots` pages it assembled (renders kept
+ * per revision are), and the tokens are the same. Items whose bytes are made anew each time never
+ * match.
+ */
+export const makePageAssembler = (slots: number) => {
+  const recall = recentPages(slots)
+  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
+    const items = page.items.map(itemBytes)
+    return recall(items, page, () => spliced(items, page))
+  }
+}
+
+/**
+ * A page of items that never change (the event feed's: an adapter that keeps the events it read
+ * hands back the same objects) as UTF-8 JSON, `text`'s, with the same buffer answered again when
+ * the page holds the same item objects as one of the last `slots` (`recentPages`).
+ */
+export const makeItemPageAssembler = (slots: number) => {
+  const recall = recentPages(slots)
+  return <A extends object>(page: Page<A>, text: (page: Page<A>) => string): Uint8Array<ArrayBuffer> =>
+    recall(page.items, page, () => utf8.encode(text(page)))
 }
 
 export const MAX_LIMIT = 100

@@ -5,11 +5,12 @@ import { Event, eventJson, eventPageJson } from "../../lib/domain/event.js"
 import { isKnownEncounter, type ListedEncounter } from "../../lib/domain/encounter.js"
 import type { StorageError } from "../../lib/domain/errors.js"
 import type { Storage } from "../../lib/ports/storage.js"
-import { Page } from "../../lib/domain/page.js"
+import { makeItemPageAssembler, Page } from "../../lib/domain/page.js"
 import { getEncounter, listHeldEncounters } from "../../lib/rules/read-encounters.js"
 import { withAllClaims } from "../../lib/rules/encounter-claims.js"
 import { getFeedEvent, listEventFeed } from "../../lib/rules/read-events.js"
 import { compatJson, compatPageJson, compatRenders } from "../compat/rendered.js"
+import { PAGES_KEPT } from "../rendered.js"
 import { CompatEncounter } from "../compat/schema.js"
 import { authed, json, NoQuery, raw, text } from "../route.js"
 import { Limit, PageToken, problems } from "./shared.js"
@@ -64,6 +65,13 @@ const EventQuery = Schema.Struct({
   page_token: Schema.optional(PageToken)
 })
 
+/**
+ * Event pages as UTF-8, the same buffer again for a page of the same events (`makeItemPageAssembler`):
+ * events never change, and the SQLite adapter hands back the events it keeps as the same objects,
+ * so the feed's head polled over and over is one buffer until an event is added.
+ */
+const eventPages = makeItemPageAssembler(PAGES_KEPT)
+
 export const compatEventsRoute = authed(
   {
     method: "GET",
@@ -82,7 +90,7 @@ export const compatEventsRoute = authed(
         ...query,
         event_types: query.event_types === undefined ? undefined : typeof query.event_types === "string" ? [query.event_types] : query.event_types
       }),
-      (page) => text(200, eventPageJson(page), "application/json")
+      (page) => raw(200, "application/json", eventPages(page, eventPageJson))
     )
 )
 

@@ -80,6 +80,23 @@ describe("GET /api/encounters/compat-version/events", () => {
     })
   })
 
+  test("the feed's head polled again answers the same events, and an event added since once it is added", async () => {
+    const head = `${EVENTS}?limit=100`
+    const first = await call("GET", head)
+    const again = await call("GET", head)
+    expect(first.status).toBe(200)
+    expect(again.body).toEqual(first.body)
+    // Fewer than a page of events so far: the head holds them all, and then the new one too.
+    expect(first.body.next_page_token).toBeNull()
+    const added = await make()
+    const after = await call("GET", head)
+    expect(after.body.items).toEqual([...first.body.items, expect.objectContaining({ event_type: CREATED, payload: expect.objectContaining({ encounter_id: added.id }) })])
+    // Another workspace's head is its own, however often either is polled.
+    const other = await call("GET", head, { key: server.keys.b })
+    expect(other.status).toBe(200)
+    expect(other.body.items.some((e: Ev) => e.payload.encounter_id === added.id)).toBe(false)
+  })
+
   test("a replayed create records no event", async () => {
     const replay = await call("POST", "/api/encounters", { body: validPayload(made[0]!.ext) })
     expect(replay.status).toBe(200)

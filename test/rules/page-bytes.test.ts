@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { makePageAssembler, type Page, pageBytes } from "../../lib/domain/page.js"
+import { makeItemPageAssembler, makePageAssembler, type Page, pageBytes } from "../../lib/domain/page.js"
 
 const utf8 = new TextEncoder()
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
@@ -63,5 +63,31 @@ describe("a page as UTF-8 JSON", () => {
     const bAgain = pages(pageOf(b), asIs)
     expect(bAgain).not.toBe(bytesB)
     expect(text(bAgain)).toBe(text(bytesB))
+  })
+
+  test("a page of unchanging items: the same buffer for the same item objects and tokens, the page's text otherwise", () => {
+    const pages = makeItemPageAssembler(2)
+    let made = 0
+    const render = (page: Page<{ readonly id: number }>) => {
+      made++
+      return JSON.stringify(page)
+    }
+    const one = { id: 1 }
+    const two = { id: 2 }
+    const page = { items: [one, two], next_page_token: "n", prev_page_token: null }
+    const first = pages(page, render)
+    expect(text(first)).toBe(JSON.stringify(page))
+    // The same objects in a new page (a new array, as each read makes): the same buffer, not rendered again.
+    expect(pages({ ...page, items: [one, two] }, render)).toBe(first)
+    expect(made).toBe(1)
+    // Equal items in other objects (an adapter that keeps nothing), another token, another order: rendered anew.
+    const copies = pages({ ...page, items: [{ id: 1 }, { id: 2 }] }, render)
+    expect(copies).not.toBe(first)
+    expect(text(copies)).toBe(text(first))
+    expect(text(pages({ ...page, next_page_token: null }, render))).toBe(JSON.stringify({ ...page, next_page_token: null }))
+    expect(text(pages({ ...page, items: [two, one] }, render))).toBe(JSON.stringify({ ...page, items: [two, one] }))
+    expect(made).toBe(4)
+    // Two slots: the first page went when the later ones came.
+    expect(pages({ ...page, items: [one, two] }, render)).not.toBe(first)
   })
 })
