@@ -30,6 +30,10 @@ export { migrate, migrations } from "./adapters/sql/migrations/index.js"
 export {
   Storage,
   type StorageShape,
+  isKnownRecord,
+  type HeldRecords,
+  type KnownRecord,
+  type ListedRecord,
   type ClaimStatusCount,
   type EncounterEventScan,
   type EncounterScan,
@@ -348,8 +352,11 @@ export {
  * `listTasks(ws, {status?, type?, category?, assignee?, claim_id?, due_before?, limit?,
  * page_token?})` is oldest due first (`InvalidQuery`); `getTask` (`TaskNotFound`); `updateTask(ws,
  * id, {status?, assignee?, due_at?, note?}, keyId?)` (`TaskNotFound`, `InvalidTaskChange`).
+ * `listRenderedTasks(ws, query, render, held?)`: the same page with each task as `render(task,
+ * revision)` makes it, for a reader that keeps those by task id and revision (`held(id, revision)`
+ * answers one, or undefined): the page's keys are read first, then only the tasks not held.
  */
-export { getTask, listTasks, type TaskChange, type TaskQuery, updateTask } from "./rules/tasks.js"
+export { getTask, listRenderedTasks, listTasks, type TaskChange, type TaskQuery, updateTask } from "./rules/tasks.js"
 /**
  * The follow-up setting per workspace (`follow_up_after_days`, 1 to 365 or null;
  * `InvalidTaskChange`) and the sweep that makes `claim_follow_up` tasks, leased per workspace

@@ -1,4 +1,5 @@
 import { makeBoundedMap } from "../lib/bounded-map.js"
+import type { HeldRecords } from "../lib/ports/storage.js"
 import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type ListedEncounter } from "../lib/domain/encounter.js"
 
 /**
@@ -72,5 +73,42 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
     json,
     held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt)?.json),
     item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt))
+  }
+}
+
+/** Renders of a table's records kept per revision (`makeRevisionRenders`). */
+export interface RevisionRenders {
+  /** The render of record `id` at `revision`: the one kept, else `text()` made now and kept. */
+  readonly json: (id: string, revision: number, text: () => string) => Uint8Array<ArrayBuffer>
+  /**
+   * The renders kept, as what a read of a list's first page holds (`HeldRecords`): the page then
+   * reads the rows of only the records whose render is not kept at their revision. A page further
+   * in holds nothing (see `RenderCache.held`).
+   */
+  readonly held: (pageToken: string | undefined) => HeldRecords<Uint8Array<ArrayBuffer>> | undefined
+}
+
+/**
+ * The JSON of a table's records (a task's), rendered once per revision of each record rather than
+ * on every read, kept as UTF-8: `makeRenderCache` for records with a revision column (every update
+ * adds one to it, so the same id at the same revision always reads the same).
+ */
+export const makeRevisionRenders = (capacity: number): RevisionRenders => {
+  const renders = makeBoundedMap<string, { readonly revision: number; readonly json: Uint8Array<ArrayBuffer> }>(capacity)
+  const kept = (id: string, revision: number): Uint8Array<ArrayBuffer> | undefined => {
+    const known = renders.get(id)
+    if (known === undefined || known.revision !== revision) return undefined
+    renders.set(id, known)
+    return known.json
+  }
+  return {
+    json: (id, revision, text) => {
+      const known = kept(id, revision)
+      if (known !== undefined) return known
+      const json = utf8.encode(text())
+      renders.set(id, { revision, json })
+      return json
+    },
+    held: (pageToken) => (pageToken !== undefined ? undefined : kept)
   }
 }

@@ -110,6 +110,28 @@ export interface TablePageScan<T extends PagedTable> extends PageScan {
 }
 
 /**
+ * What a reader already holds of a table's records, by id and revision (a record of a table with a
+ * revision column reads the same at the same revision: every update adds one to it). A page read
+ * with it reads the page's keys first, then the rows of only the records the reader does not hold.
+ */
+export type HeldRecords<K> = (id: string, revision: number) => K | undefined
+
+/** A record of a page whose reader holds what it needs of it at this revision: its page key and the reader's value. */
+export interface KnownRecord<K> {
+  readonly _tag: "Known"
+  readonly id: string
+  /** The page key's time column, as stored. */
+  readonly time: string
+  readonly revision: number
+  readonly value: K
+}
+
+/** An item of a page read with `HeldRecords`: the record, or what the reader holds of it. */
+export type ListedRecord<T extends PagedTable, K> = RecordOf<T> | KnownRecord<K>
+
+export const isKnownRecord = <T extends PagedTable, K>(item: ListedRecord<T, K>): item is KnownRecord<K> => "_tag" in item && item._tag === "Known"
+
+/**
  * The storage port. Rules decide what to write and hand the complete write, with its
  * preconditions, to `write`; adapters only execute it atomically and answer reads. Every read of
  * tenant data takes the workspace id.
@@ -127,6 +149,18 @@ export interface StorageShape {
   readonly get: <T extends WorkspaceTable>(table: T, ws: WorkspaceId, id: string) => Effect.Effect<Option.Option<RecordOf<T>>, StorageError>
   /** A newest-first page of a table by its page key (`Pages` in tables.ts); at most `limit + 1` rows in scan order. */
   readonly page: <T extends PagedTable>(table: T, ws: WorkspaceId, q: TablePageScan<T>) => Effect.Effect<ReadonlyArray<RecordOf<T>>, StorageError>
+  /**
+   * `page` against what the reader holds (`HeldRecords`): the page's keys (id, time, revision)
+   * first, then, in one query by id, the records not held at their revision, in the keys' order
+   * (a record gone between the two reads is left out). A table without a revision column answers
+   * every record read.
+   */
+  readonly pageHeld: <T extends PagedTable, K>(
+    table: T,
+    ws: WorkspaceId,
+    q: TablePageScan<T>,
+    held: HeldRecords<K>
+  ) => Effect.Effect<ReadonlyArray<ListedRecord<T, K>>, StorageError>
 
   readonly findWorkspaceBySlug: (slug: string) => Effect.Effect<Option.Option<Workspace>, StorageError>
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<Workspace>, StorageError>

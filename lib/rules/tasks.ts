@@ -17,7 +17,7 @@ import {
 } from "../domain/task.js"
 import { InvalidTaskChange, TaskNotFound } from "../domain/task-errors.js"
 import { Clock, Ids, isoTime } from "../ports/clock.js"
-import { Storage } from "../ports/storage.js"
+import { type HeldRecords, isKnownRecord, Storage, type TablePageScan } from "../ports/storage.js"
 import { appendEvent, update } from "../ports/write.js"
 import { commit } from "./commit.js"
 
@@ -40,12 +40,14 @@ const oneOf = <A extends string>(path: string, value: string | undefined, allowe
   return found
 }
 
-/**
- * The workspace's tasks, oldest due first, keyset-paged both ways, filtered by status, type,
- * category, assignee, claim and a due bound. Each filter reads along its own index; the due bound
- * ends the scan where due dates reach it (the order is by due date).
- */
-export const listTasks = (workspaceId: WorkspaceId, query: TaskQuery): Effect.Effect<Page<Task>, InvalidQuery | StorageError, Storage> =>
+/** A task query checked: the scan to read, the due bound and the page tokens' scope. */
+interface CheckedTaskQuery {
+  readonly scan: TablePageScan<"tasks">
+  readonly dueBefore: string | undefined
+  readonly scope: string
+}
+
+const checkTaskQuery = (workspaceId: WorkspaceId, query: TaskQuery): Effect.Effect<CheckedTaskQuery, InvalidQuery> =>
   Effect.gen(function* () {
     const issues: Array<FieldIssue> = []
     const status = oneOf("status", query.status, TaskStatuses, issues)
@@ -63,23 +65,59 @@ export const listTasks = (workspaceId: WorkspaceId, query: TaskQuery): Effect.Ef
     const dueBefore = typeof due === "string" ? due : undefined
     const scope = tokenScope([workspaceId, "tasks", status, type, category, query.assignee, query.claim_id, dueBefore])
     const position = query.page_token === undefined ? undefined : yield* decodeToken(query.page_token, scope)
+    const where = { status, type, category, assignee: query.assignee, claim_id: query.claim_id === undefined ? undefined : ClaimId.make(query.claim_id) }
+    return { scan: { where, position, limit: limit.right }, dueBefore, scope }
+  })
+
+/** The page of `rows` (a scan's, `limit + 1` at most): oldest due first, ended where due dates reach the bound. */
+const taskPage = <A, B>(rows: ReadonlyArray<A>, q: CheckedTaskQuery, dueOf: (a: A) => string, idOf: (a: A) => string, view: (a: A) => B): Page<B> => {
+  const { position, limit } = q.scan
+  const dueBefore = q.dueBefore
+  // Oldest due first: going forward, the rows past the bound end the list.
+  const bounded = dueBefore === undefined || position?.dir === "prev" ? rows : rows.filter((r) => dueOf(r) < dueBefore)
+  const ended = bounded.length < rows.length
+  return toPage(ended ? bounded.slice(0, limit) : bounded, limit, position, (r) => [dueOf(r), idOf(r)], q.scope, view)
+}
+
+/**
+ * The workspace's tasks, oldest due first, keyset-paged both ways, filtered by status, type,
+ * category, assignee, claim and a due bound. Each filter reads along its own index; the due bound
+ * ends the scan where due dates reach it (the order is by due date).
+ */
+export const listTasks = (workspaceId: WorkspaceId, query: TaskQuery): Effect.Effect<Page<Task>, InvalidQuery | StorageError, Storage> =>
+  Effect.gen(function* () {
+    const q = yield* checkTaskQuery(workspaceId, query)
+    const rows = yield* (yield* Storage).page("tasks", workspaceId, q.scan)
+    return taskPage(rows, q, (r) => r.due_at, (r) => r.id, toTask)
+  })
+
+/**
+ * `listTasks` with each task as the reader's own value (`render`: a task's JSON, say), against
+ * what the reader holds by task id and revision (`held`; a task reads the same at the same
+ * revision): the page's keys are read first, then only the tasks not held, and a held one is
+ * listed as held. Without `held`, every task of the page is read and rendered.
+ */
+export const listRenderedTasks = <K>(
+  workspaceId: WorkspaceId,
+  query: TaskQuery,
+  render: (task: Task, revision: number) => K,
+  held?: HeldRecords<K>
+): Effect.Effect<Page<K>, InvalidQuery | StorageError, Storage> =>
+  Effect.gen(function* () {
+    const q = yield* checkTaskQuery(workspaceId, query)
     const storage = yield* Storage
-    const rows = yield* storage.page("tasks", workspaceId, {
-      where: {
-        status,
-        type,
-        category,
-        assignee: query.assignee,
-        claim_id: query.claim_id === undefined ? undefined : ClaimId.make(query.claim_id)
-      },
-      position,
-      limit: limit.right
-    })
-    // Oldest due first: going forward, the rows past the bound end the list.
-    const bounded = dueBefore === undefined || position?.dir === "prev" ? rows : rows.filter((r) => r.due_at < dueBefore)
-    const ended = bounded.length < rows.length
-    const page = toPage(ended ? bounded.slice(0, limit.right) : bounded, limit.right, position, (r) => [r.due_at, r.id], scope, toTask)
-    return page
+    if (held === undefined) {
+      const rows = yield* storage.page("tasks", workspaceId, q.scan)
+      return taskPage(rows, q, (r) => r.due_at, (r) => r.id, (r) => render(toTask(r), r.revision))
+    }
+    const rows = yield* storage.pageHeld("tasks", workspaceId, q.scan, held)
+    return taskPage(
+      rows,
+      q,
+      (r) => (isKnownRecord(r) ? r.time : r.due_at),
+      (r) => r.id,
+      (r) => (isKnownRecord(r) ? r.value : render(toTask(r), r.revision))
+    )
   })
 
 export const getTask = (workspaceId: WorkspaceId, id: string) =>

@@ -1,19 +1,28 @@
 import { Effect, Either, Schema } from "effect"
 import { TaskCategories } from "../../lib/domain/code-meanings.js"
 import { requestDecoder } from "../../lib/domain/field-issues.js"
-import { Page } from "../../lib/domain/page.js"
 import { Task, TASK_NOTE_MAX_LENGTH, TaskStatus, TaskTypes, WorkQueueSettings } from "../../lib/domain/task.js"
 import { getWorkQueueSettings, putWorkQueueSettings } from "../../lib/rules/task-follow-ups.js"
-import { getTask, listTasks, updateTask } from "../../lib/rules/tasks.js"
+import { getTask, listRenderedTasks, updateTask } from "../../lib/rules/tasks.js"
 import { readJsonBody } from "../body.js"
 import { InvalidBody } from "../problem.js"
-import { authed, type HandlerInput, json, NoQuery, type Route } from "../route.js"
+import { makePageAssembler, Page } from "../../lib/domain/page.js"
+import { makeRevisionRenders, PAGES_KEPT, RENDERS_KEPT } from "../rendered.js"
+import { authed, type HandlerInput, json, NoQuery, raw, type Route } from "../route.js"
 import { Limit, PageToken, problems } from "./shared.js"
 
 const TAG = "Work queue"
 const SCOPE = "tasks:write"
 
 const TaskPage = Page(Task).annotations({ identifier: "TaskPage" })
+
+/**
+ * The work queue's tasks as JSON, rendered once per revision (`makeRevisionRenders`): a first page
+ * reads its keys, then only the tasks not kept, and is spliced from their renders (the same buffer
+ * again for the same page, `makePageAssembler`).
+ */
+const taskRenders = makeRevisionRenders(RENDERS_KEPT)
+const taskPages = makePageAssembler(PAGES_KEPT)
 
 const TaskListQuery = Schema.Struct({
   status: Schema.optional(Schema.String.annotations({ jsonSchema: { type: "string", enum: ["open", "in_progress", "done", "wont_do"] } })),
@@ -52,7 +61,11 @@ export const taskRoutes: ReadonlyArray<Route> = [
       unknownParameters: "refuse",
       responses: { 200: { description: "A page of tasks", schema: TaskPage }, ...problems(400, 401, 429) }
     },
-    ({ principal, query }) => Effect.map(listTasks(principal.workspace.id, query), (page) => json(200, page))
+    ({ principal, query }) =>
+      Effect.map(
+        listRenderedTasks(principal.workspace.id, query, (task, revision) => taskRenders.json(task.id, revision, () => JSON.stringify(task)), taskRenders.held(query.page_token)),
+        (page) => raw(200, "application/json", taskPages(page, (bytes) => bytes))
+      )
   ),
   authed(
     {

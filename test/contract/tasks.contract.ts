@@ -12,7 +12,7 @@ import { createEncounter } from "../../lib/rules/create-encounter.js"
 import { getEncounter } from "../../lib/rules/read-encounters.js"
 import { listEvents } from "../../lib/rules/read-events.js"
 import { putWorkQueueSettings, sweepFollowUps } from "../../lib/rules/task-follow-ups.js"
-import { getTask, listTasks, updateTask } from "../../lib/rules/tasks.js"
+import { getTask, listRenderedTasks, listTasks, updateTask } from "../../lib/rules/tasks.js"
 import { createWorkspace } from "../../lib/rules/workspaces.js"
 import { createX12Batch } from "../../lib/rules/x12-export.js"
 import { importX12File } from "../../lib/rules/x12-import.js"
@@ -254,6 +254,58 @@ export const tasksContract = (
         const soon = yield* listTasks(ws, { due_before: new Date(T0 + 6 * DAY).toISOString() })
         assert.deepEqual(soon.items.map((t) => t.type), ["rejection_resolution", "payment_review"])
         assert.equal(soon.next_page_token, null)
+      })
+    ))
+
+  test("tasks: a page read against what the reader holds lists held tasks as held at their revision, reads the rest, and pages as listTasks", () =>
+    run(
+      Effect.gen(function* () {
+        const { ws, claims } = yield* setup("tasks-held", ["PCNH1", "PCNH2", "PCNH3"])
+        for (const [pcn, to] of [["PCNH1", "denied"], ["PCNH2", "rejected"], ["PCNH3", "paid_incorrectly"]] as const) {
+          yield* changeClaimStatus(ws, claims[pcn]!, "submitted_to_payer")
+          yield* changeClaimStatus(ws, claims[pcn]!, to)
+        }
+        const plain = yield* listTasks(ws, {})
+        assert.equal(plain.items.length, 3)
+        const revisions = new Map<string, number>()
+        const render = (t: Task, revision: number) => {
+          revisions.set(t.id, revision)
+          return `${t.id}@${revision}:${t.status}:${t.assignee ?? "-"}`
+        }
+        // Holding nothing: every task read and rendered, the page and its tokens as listTasks's.
+        const none = yield* listRenderedTasks(ws, {}, render, () => undefined)
+        assert.deepEqual(none.items, plain.items.map((t) => `${t.id}@${revisions.get(t.id)}:${t.status}:-`))
+        assert.deepEqual([none.next_page_token, none.prev_page_token], [plain.next_page_token, plain.prev_page_token])
+        // The first two held at their revisions: listed as held; asked by id and revision; the third read.
+        const [a, b, c] = plain.items as [Task, Task, Task]
+        const held = new Map([a, b].map((t) => [`${t.id}@${revisions.get(t.id)}`, `held ${t.id}`]))
+        const asked: Array<string> = []
+        const holding = (id: string, revision: number) => {
+          asked.push(`${id}@${revision}`)
+          return held.get(`${id}@${revision}`)
+        }
+        const page = yield* listRenderedTasks(ws, {}, render, holding)
+        assert.deepEqual(page.items, [`held ${a.id}`, `held ${b.id}`, `${c.id}@${revisions.get(c.id)}:open:-`])
+        assert.deepEqual(asked, [a, b, c].map((t) => `${t.id}@${revisions.get(t.id)}`))
+        // A task changed since: its revision moved on, so what is held of it is not listed.
+        const before = revisions.get(a.id)!
+        yield* updateTask(ws, a.id, { assignee: "dana" })
+        const after = yield* listRenderedTasks(ws, {}, render, holding)
+        assert.ok(revisions.get(a.id)! > before)
+        assert.deepEqual(after.items, [`${a.id}@${revisions.get(a.id)}:open:dana`, `held ${b.id}`, `${c.id}@${revisions.get(c.id)}:open:-`])
+        // Paged both ways, filtered and bounded as listTasks.
+        const first = yield* listRenderedTasks(ws, { limit: 2 }, render, holding)
+        const plainFirst = yield* listTasks(ws, { limit: 2 })
+        assert.deepEqual([first.items.length, first.next_page_token], [2, plainFirst.next_page_token])
+        const second = yield* listRenderedTasks(ws, { limit: 2, page_token: first.next_page_token! }, render, holding)
+        assert.deepEqual(second.items, [`${c.id}@${revisions.get(c.id)}:open:-`])
+        const back = yield* listRenderedTasks(ws, { limit: 2, page_token: second.prev_page_token! }, render, holding)
+        assert.deepEqual(back.items, first.items)
+        const soon = yield* listRenderedTasks(ws, { due_before: new Date(T0 + 6 * DAY).toISOString() }, render, holding)
+        assert.deepEqual(soon.items.length, (yield* listTasks(ws, { due_before: new Date(T0 + 6 * DAY).toISOString() })).items.length)
+        assert.equal(soon.next_page_token, null)
+        const denials = yield* listRenderedTasks(ws, { type: "denial_resolution" }, render, holding)
+        assert.deepEqual(denials.items, (yield* listTasks(ws, { type: "denial_resolution" })).items.map((t) => held.get(`${t.id}@${revisions.get(t.id)}`) ?? `${t.id}@${revisions.get(t.id)}:open:${t.assignee ?? "-"}`))
       })
     ))
 

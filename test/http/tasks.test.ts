@@ -29,6 +29,12 @@ describe("GET /api/tasks", () => {
     expect(all.status).toBe(200)
     expect(all.body.items.map((t: { type: string }) => t.type)).toEqual(["rejection_resolution", "denial_resolution"])
     expect(all.body.items[0].cause).toMatchObject({ kind: "status_change", text: "to rejected" })
+    // The same queue read again (its tasks' renders kept), and walked a task a page: the same tasks.
+    expect((await call("GET", "/api/tasks")).body).toEqual(all.body)
+    const first = await call("GET", "/api/tasks?limit=1")
+    const second = await call("GET", `/api/tasks?limit=1&page_token=${first.body.next_page_token}`)
+    expect([...first.body.items, ...second.body.items]).toEqual(all.body.items)
+    expect(second.body.next_page_token).toBeNull()
     const denied = await call("GET", `/api/tasks?type=denial_resolution&status=open&claim_id=${claims[0]}`)
     expect(denied.body.items.map((t: { claim_id: string }) => t.claim_id)).toEqual([claims[0]])
     const bad = await call("GET", "/api/tasks?status=closed&due_before=soon&limit=0")

@@ -5,8 +5,8 @@ import { recordedAt, type StoredEvent, toFeedEvent } from "../../domain/event.js
 import { StorageError } from "../../domain/errors.js"
 import { EncounterId, type WorkspaceId } from "../../domain/ids.js"
 import type { Key } from "../../domain/page.js"
-import { type ClaimWithEncounterKeys, type EncounterScan, Storage, type StorageShape } from "../../ports/storage.js"
-import { Pages, type RecordOf, type TableName, Tables } from "../../ports/tables.js"
+import { type ClaimWithEncounterKeys, type EncounterScan, Storage, type StorageShape, type TablePageScan } from "../../ports/storage.js"
+import { type PagedTable, Pages, type RecordOf, type TableName, Tables } from "../../ports/tables.js"
 import { refused, type Write, type WriteResult, Written } from "../../ports/write.js"
 
 /** Tuple order on keys of strings and numbers. */
@@ -205,20 +205,33 @@ export const makeMemoryStorage = (): StorageShape => {
     return claim === undefined || e === undefined ? [] : [{ claim, encounter: { id: e.id, external_id: e.external_id, latest_claim_id: e.latest_claim_id } }]
   }
   const sync = Effect.sync
+  /** A page of a table by its page key (`Pages`), the records equal to `where` on its filter columns. */
+  const pageOf = <T extends PagedTable>(name: T, ws: WorkspaceId, q: TablePageScan<T>): ReadonlyArray<RecordOf<T>> => {
+    type Stored = Readonly<Record<string, unknown>> & { readonly id: string; readonly workspace_id: string }
+    const key = Pages[name]
+    const where = Object.entries(q.where ?? {}).filter(([, v]) => v !== undefined)
+    const rows = ([...data[name].values()] as ReadonlyArray<Stored>).filter((r) => r.workspace_id === ws && where.every(([c, v]) => r[c] === v))
+    const keyOf = (r: Stored): Key => [String(r[key.time]), r.id]
+    const page: ReadonlyArray<Stored> = "oldestFirst" in key ? oldestFirst(rows, keyOf, q) : newestFirst(rows, keyOf, q)
+    // The stored records of `name`, as they were put.
+    return page as unknown as ReadonlyArray<RecordOf<T>>
+  }
 
   return {
     ping: () => Effect.void,
     write: (w) => Effect.try({ try: () => execute(w), catch: (cause) => new StorageError({ operation: w.operation, cause }) }),
     get: (name, ws, id) => sync(() => inWorkspace(ws, data[name].get(id))),
-    page: (name, ws, q) =>
+    page: (name, ws, q) => sync(() => pageOf(name, ws, q)),
+    pageHeld: (name, ws, q, held) =>
       sync(() => {
-        const key = Pages[name]
-        const where = Object.entries(q.where ?? {}).filter(([, v]) => v !== undefined)
-        const rows = [...data[name].values()].filter(
-          (r) => r.workspace_id === ws && where.every(([c, v]) => (r as Readonly<Record<string, unknown>>)[c] === v)
-        )
-        const keyOf = (r: (typeof rows)[number]): Key => [String((r as Readonly<Record<string, unknown>>)[key.time]), r.id]
-        return "oldestFirst" in key ? oldestFirst(rows, keyOf, q) : newestFirst(rows, keyOf, q)
+        const revision = Tables[name].revision
+        return pageOf(name, ws, q).map((r) => {
+          const fields = r as Readonly<Record<string, unknown>>
+          const id = String(fields.id)
+          const rev = revision === undefined ? undefined : fields[revision]
+          const value = typeof rev === "number" ? held(id, rev) : undefined
+          return value === undefined || typeof rev !== "number" ? r : { _tag: "Known" as const, id, time: String(fields[Pages[name].time]), revision: rev, value }
+        })
       }),
     findWorkspaceBySlug: (slug) => sync(() => Option.map(Option.fromNullable(all("workspaces").find((w) => w.slug === slug)), workspace)),
     listWorkspaces: () =>

@@ -6,8 +6,8 @@ import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domai
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
 import type { UserWithWorkspace } from "../../domain/user.js"
 import { WebhookSubscription } from "../../domain/webhook.js"
-import type { ClaimKey, ClaimWithEncounterContent, ClaimWithEncounterKeys, EncounterScan, PlaceScan, TablePageScan } from "../../ports/storage.js"
-import { type PagedTable, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
+import type { ClaimKey, ClaimWithEncounterContent, ClaimWithEncounterKeys, EncounterScan, HeldRecords, KnownRecord, ListedRecord, PlaceScan, TablePageScan } from "../../ports/storage.js"
+import { type PagedTable, Pages, type RecordOf, type TableName, Tables, type WorkspaceTable } from "../../ports/tables.js"
 import { RowDecodeError } from "./codec.js"
 import type { EventCache } from "./read-cache.js"
 import { compileDecoder } from "./decode.js"
@@ -103,6 +103,38 @@ function* heldPage<K>(ws: string, q: EncounterScan, held: HeldEncounters<K>): Pr
   return page
 }
 
+/**
+ * A page of a table read against what its reader holds (`HeldRecords`): the page's keys first,
+ * then, in one query by id, the records not held at their revision, in the keys' order. A record
+ * gone between the two reads is left out. A table without a revision column is read whole.
+ */
+function* heldRecordPage<T extends PagedTable, K>(table: T, ws: string, q: TablePageScan<T>, held: HeldRecords<K>): Program<ReadonlyArray<ListedRecord<T, K>>> {
+  const decode = (r: Row) => codecs[table].decode(r) as RecordOf<T>
+  const revision = Tables[table].revision
+  if (revision === undefined) return yield* many(S.recordPage(table, ws, q), decode)
+  const listed: Array<KnownRecord<K> | string> = []
+  const missing: Array<string> = []
+  for (const r of yield* rows(S.recordPageKeys(table, revision, ws, q))) {
+    const id = r.id
+    const time = r.t
+    const rev = Number(r.revision)
+    if (typeof id !== "string" || typeof time !== "string" || !Number.isInteger(rev)) {
+      throw new RowDecodeError(Tables[table].name, `a page key is not (id, ${Pages[table].time}, ${revision})`)
+    }
+    const value = held(id, rev)
+    if (value === undefined) missing.push(id)
+    listed.push(value === undefined ? id : { _tag: "Known", id, time, revision: rev, value })
+  }
+  if (missing.length === 0) return listed as ReadonlyArray<KnownRecord<K>>
+  const read = new Map((yield* many(S.recordsByIds(table, ws, missing), decode)).map((r) => [r.id, r]))
+  const page: Array<ListedRecord<T, K>> = []
+  for (const item of listed) {
+    const found = typeof item === "string" ? read.get(item) : item
+    if (found !== undefined) page.push(found)
+  }
+  return page
+}
+
 /** How many of the newest rows (after the position) a search checks before it reads its filter's range. */
 const RECENT_WINDOW = 2000
 
@@ -174,6 +206,8 @@ export const reads = {
   /** A newest-first page of a table by its page key. */
   page: <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>) =>
     many(S.recordPage(table, ws, q), (r) => codecs[table].decode(r) as RecordOf<T>),
+  /** `page` against what the reader holds: the keys first, then only the rows not held. */
+  pageHeld: <T extends PagedTable, K>(table: T, ws: string, q: TablePageScan<T>, held: HeldRecords<K>) => heldRecordPage(table, ws, q, held),
   ping: () => many(S.ping, () => undefined),
   workspaceBySlug: (slug: string) => one(S.workspaceBySlug(slug), (r) => workspace(r)),
   workspaces: () => many(S.workspaces, (r) => workspace(r)),

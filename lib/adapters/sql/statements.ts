@@ -92,19 +92,34 @@ const selectAll = (table: TableName): string => {
 /** A workspace's record by id: the plain read of every table of workspace records. */
 export const recordById = (table: WorkspaceTable, ws: string, id: string): Query => query(`${selectAll(table)} WHERE id = ? AND workspace_id = ?`, [id, ws])
 
-/** A newest-first page of a table by its page key (`Pages`), with its filters that have a value. */
-export const recordPage = <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>): Query => {
+/** A page of a table by its page key (`Pages`), with its filters that have a value: `select`'s columns. */
+const tablePage = <T extends PagedTable>(select: string, table: T, ws: string, q: TablePageScan<T>): Query => {
   const key = Pages[table]
   const where: Readonly<Record<string, unknown>> = q.where ?? {}
   const filters: Filters = key.filters.map((c: string) => [`${c} = ?`, where[c] === undefined ? undefined : codecs[table].encodeColumn(c, where[c])])
   const keys: Keys = { time: key.time, id: "id", workspace: "workspace_id" }
-  if (!("oldestFirst" in key)) return newestFirstPage(selectAll(table), keys, ws, q, filters)
+  if (!("oldestFirst" in key)) return newestFirstPage(select, keys, ws, q, filters)
   // Oldest first: a page forward is a newest-first scan backward, and the other way round.
   const against: Direction = q.position?.dir === "prev" ? "next" : "prev"
   const position = q.position === undefined ? undefined : { dir: against, key: q.position.key }
   const { where: conditions, params } = newestFirstWhere(keys, ws, { position, limit: q.limit }, filters)
-  return scan(selectAll(table), conditions, params, newestFirstOrder(keys.time, keys.id, against), q.limit)
+  return scan(select, conditions, params, newestFirstOrder(keys.time, keys.id, against), q.limit)
 }
+
+/** A newest-first page of a table by its page key (`Pages`), with its filters that have a value. */
+export const recordPage = <T extends PagedTable>(table: T, ws: string, q: TablePageScan<T>): Query => tablePage(selectAll(table), table, ws, q)
+
+/**
+ * The keys of a page of a table with a revision column (`recordPage`'s rows, in its order): each
+ * record's id, page time (as `t`) and revision. A reader holding most of the page (`HeldRecords`)
+ * then reads only the rows it lacks (`recordsByIds`).
+ */
+export const recordPageKeys = <T extends PagedTable>(table: T, revision: string, ws: string, q: TablePageScan<T>): Query =>
+  tablePage(`SELECT id, ${Pages[table].time} AS t, ${revision} AS revision FROM ${Tables[table].name}`, table, ws, q)
+
+/** A workspace's records of a table by id, in no order. */
+export const recordsByIds = (table: WorkspaceTable, ws: string, ids: ReadonlyArray<string>): Query =>
+  query(`${selectAll(table)} WHERE workspace_id = ? AND id IN (${ids.map(() => "?").join(", ")})`, [ws, ...ids])
 
 export const ping: Query = query("SELECT 1 AS one", [])
 

@@ -36,6 +36,7 @@ export const makeSqlStorage = (exec: Executor): StorageShape => ({
   write: (w) => exec.write(w),
   get: (table, ws, id) => exec.read(operations[table].get, reads.record(table, ws, id)),
   page: (table, ws, q) => exec.read(operations[table].page, reads.page(table, ws, q)),
+  pageHeld: (table, ws, q, held) => exec.read(operations[table].page, reads.pageHeld(table, ws, q, held)),
   findWorkspaceBySlug: (slug) => exec.read("findWorkspaceBySlug", reads.workspaceBySlug(slug)),
   listWorkspaces: () => exec.read("listWorkspaces", reads.workspaces()),
   findApiKeyByHash: (hash) => exec.read("findApiKeyByHash", reads.apiKeyByHash(hash)),
