@@ -44,6 +44,16 @@ export const tasksContract = (
       }
       return { ws, claims }
     })
+  /** A workspace with three claims sent and then denied, rejected and paid incorrectly: a task each (due in 14, 2 and 5 days). */
+  const threeTasks = (slug: string, prefix: string) =>
+    Effect.gen(function* () {
+      const { ws, claims } = yield* setup(slug, [`${prefix}1`, `${prefix}2`, `${prefix}3`])
+      for (const [n, to] of [[1, "denied"], [2, "rejected"], [3, "paid_incorrectly"]] as const) {
+        yield* changeClaimStatus(ws, claims[`${prefix}${n}`]!, "submitted_to_payer")
+        yield* changeClaimStatus(ws, claims[`${prefix}${n}`]!, to)
+      }
+      return ws
+    })
   const upload = (ws: WorkspaceId, text: string) => importX12File({ workspace_id: ws, body: encoder.encode(text), content_type: "application/edi-x12" })
   const tasksOf = (ws: WorkspaceId, claimId?: string) => Effect.map(listTasks(ws, { claim_id: claimId }), (p) => p.items)
   const openOf = (ws: WorkspaceId, claimId: string) => Effect.map(tasksOf(ws, claimId), (ts) => ts.filter((t) => t.status === "open"))
@@ -235,11 +245,7 @@ export const tasksContract = (
   test("tasks: listed oldest due first, paged both ways, filtered, bounded by due_before", () =>
     run(
       Effect.gen(function* () {
-        const { ws, claims } = yield* setup("tasks-list", ["PCNL1", "PCNL2", "PCNL3"])
-        for (const [pcn, to] of [["PCNL1", "denied"], ["PCNL2", "rejected"], ["PCNL3", "paid_incorrectly"]] as const) {
-          yield* changeClaimStatus(ws, claims[pcn]!, "submitted_to_payer")
-          yield* changeClaimStatus(ws, claims[pcn]!, to)
-        }
+        const ws = yield* threeTasks("tasks-list", "PCNL")
         // Due by type: a rejection in 2 days, a payment review in 5, a denial in 14.
         const all = (yield* listTasks(ws, {})).items
         assert.deepEqual(all.map((t) => t.type), ["rejection_resolution", "payment_review", "denial_resolution"])
@@ -260,11 +266,7 @@ export const tasksContract = (
   test("tasks: a page read against what the reader holds lists held tasks as held at their revision, reads the rest, and pages as listTasks", () =>
     run(
       Effect.gen(function* () {
-        const { ws, claims } = yield* setup("tasks-held", ["PCNH1", "PCNH2", "PCNH3"])
-        for (const [pcn, to] of [["PCNH1", "denied"], ["PCNH2", "rejected"], ["PCNH3", "paid_incorrectly"]] as const) {
-          yield* changeClaimStatus(ws, claims[pcn]!, "submitted_to_payer")
-          yield* changeClaimStatus(ws, claims[pcn]!, to)
-        }
+        const ws = yield* threeTasks("tasks-held", "PCNH")
         const plain = yield* listTasks(ws, {})
         assert.equal(plain.items.length, 3)
         const revisions = new Map<string, number>()
