@@ -50,65 +50,59 @@ export interface RenderCache {
  * when the response is written.
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string): RenderCache => {
-  // Set again on every read, so the least recently read go first.
-  const renders = makeBoundedMap<string, Rendered>(capacity)
-  /** The render kept for `id` at `revision` and `salt`, marked as most recently read. */
-  const kept = (id: string, revision: number, salt: string): Rendered | undefined => {
-    const known = renders.get(id)
-    if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
-    renders.set(id, known)
-    return known
-  }
+  const renders = makeRevisionRenders(capacity)
   const json = (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
     const revision = row.revision
     if (revision === undefined) return utf8.encode(render(row, salt))
-    const id = row.encounter.id
-    const known = kept(id, revision, salt)
-    if (known !== undefined) return known.json
-    const rendered = { revision, salt, json: utf8.encode(render(row, salt)) }
-    renders.set(id, rendered)
-    return rendered.json
+    return renders.kept(row.encounter.id, revision, salt) ?? renders.keep(row.encounter.id, revision, render(row, salt), salt)
   }
   return {
     json,
-    held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt)?.json),
+    held: renders.held,
     item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt))
   }
 }
 
 /** Renders of a table's records kept per revision (`makeRevisionRenders`). */
 export interface RevisionRenders {
-  /** The render of record `id` at `revision`: the one kept, else `text()` made now and kept. */
-  readonly json: (id: string, revision: number, text: () => string) => Uint8Array<ArrayBuffer>
+  /** The render kept for record `id` at `revision` and `salt`, marked as most recently read. */
+  readonly kept: (id: string, revision: number, salt?: string) => Uint8Array<ArrayBuffer> | undefined
+  /** Keeps `text` as the render of record `id` at `revision` and `salt`; answers its bytes. */
+  readonly keep: (id: string, revision: number, text: string, salt?: string) => Uint8Array<ArrayBuffer>
+  /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now and kept. */
+  readonly json: (id: string, revision: number, text: () => string, salt?: string) => Uint8Array<ArrayBuffer>
   /**
-   * The renders kept, as what a read of a list's first page holds (`HeldRecords`): the page then
-   * reads the rows of only the records whose render is not kept at their revision. A page further
-   * in holds nothing (see `RenderCache.held`).
+   * The renders kept with `salt`, as what a read of a list's first page holds (`HeldRecords`): the
+   * page then reads the rows of only the records whose render is not kept at their revision. A page
+   * further in holds nothing (see `RenderCache.held`).
    */
-  readonly held: (pageToken: string | undefined) => HeldRecords<Uint8Array<ArrayBuffer>> | undefined
+  readonly held: (pageToken: string | undefined, salt?: string) => HeldRecords<Uint8Array<ArrayBuffer>> | undefined
 }
 
 /**
- * The JSON of a table's records (a task's), rendered once per revision of each record rather than
- * on every read, kept as UTF-8: `makeRenderCache` for records with a revision column (every update
- * adds one to it, so the same id at the same revision always reads the same).
+ * The JSON of a table's records (an encounter's, a task's), rendered once per revision of each
+ * record rather than on every read, kept as UTF-8 (every update of a record with a revision
+ * column adds one to it, so the same id at the same revision always reads the same). `salt` is
+ * whatever else the text depends on. `makeRenderCache` is this for encounters.
  */
 export const makeRevisionRenders = (capacity: number): RevisionRenders => {
-  const renders = makeBoundedMap<string, { readonly revision: number; readonly json: Uint8Array<ArrayBuffer> }>(capacity)
-  const kept = (id: string, revision: number): Uint8Array<ArrayBuffer> | undefined => {
+  // Set again on every read, so the least recently read go first.
+  const renders = makeBoundedMap<string, Rendered>(capacity)
+  const kept = (id: string, revision: number, salt = ""): Uint8Array<ArrayBuffer> | undefined => {
     const known = renders.get(id)
-    if (known === undefined || known.revision !== revision) return undefined
+    if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
     renders.set(id, known)
     return known.json
   }
+  const keep = (id: string, revision: number, text: string, salt = ""): Uint8Array<ArrayBuffer> => {
+    const json = utf8.encode(text)
+    renders.set(id, { revision, salt, json })
+    return json
+  }
   return {
-    json: (id, revision, text) => {
-      const known = kept(id, revision)
-      if (known !== undefined) return known
-      const json = utf8.encode(text())
-      renders.set(id, { revision, json })
-      return json
-    },
-    held: (pageToken) => (pageToken !== undefined ? undefined : kept)
+    kept,
+    keep,
+    json: (id, revision, text, salt = "") => kept(id, revision, salt) ?? keep(id, revision, text(), salt),
+    held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt))
   }
 }

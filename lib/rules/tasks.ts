@@ -85,11 +85,7 @@ const taskPage = <A, B>(rows: ReadonlyArray<A>, q: CheckedTaskQuery, dueOf: (a: 
  * ends the scan where due dates reach it (the order is by due date).
  */
 export const listTasks = (workspaceId: WorkspaceId, query: TaskQuery): Effect.Effect<Page<Task>, InvalidQuery | StorageError, Storage> =>
-  Effect.gen(function* () {
-    const q = yield* checkTaskQuery(workspaceId, query)
-    const rows = yield* (yield* Storage).page("tasks", workspaceId, q.scan)
-    return taskPage(rows, q, (r) => r.due_at, (r) => r.id, toTask)
-  })
+  listRenderedTasks(workspaceId, query, (task) => task)
 
 /**
  * `listTasks` with each task as the reader's own value (`render`: a task's JSON, say), against

@@ -94,8 +94,15 @@ function* heldPage<K>(ws: string, q: EncounterScan, held: HeldEncounters<K>): Pr
     listed.push(value === undefined ? id : { _tag: "Known", id, created_at, revision, value })
   }
   if (missing.length === 0) return listed as ReadonlyArray<ListedEncounter<K>>
-  const read = new Map((yield* encounters(ws, S.encountersByIds(missing, q.position?.dir))).map((r) => [r.encounter.id, r]))
-  const page: Array<ListedEncounter<K>> = []
+  return inKeyOrder<ListedEncounter<K>, EncounterWithClaim>(listed, new Map((yield* encounters(ws, S.encountersByIds(missing, q.position?.dir))).map((r) => [r.encounter.id, r])))
+}
+
+/**
+ * A held page in its keys' order: each held item as it is, each id (a row not held) as the row read
+ * for it; an id whose row was not read (gone between the two reads) is left out.
+ */
+const inKeyOrder = <Held, Row>(listed: ReadonlyArray<Held | string>, read: ReadonlyMap<string, Row>): ReadonlyArray<Held | Row> => {
+  const page: Array<Held | Row> = []
   for (const item of listed) {
     const found = typeof item === "string" ? read.get(item) : item
     if (found !== undefined) page.push(found)
@@ -126,13 +133,7 @@ function* heldRecordPage<T extends PagedTable, K>(table: T, ws: string, q: Table
     listed.push(value === undefined ? id : { _tag: "Known", id, time, revision: rev, value })
   }
   if (missing.length === 0) return listed as ReadonlyArray<KnownRecord<K>>
-  const read = new Map((yield* many(S.recordsByIds(table, ws, missing), decode)).map((r) => [r.id, r]))
-  const page: Array<ListedRecord<T, K>> = []
-  for (const item of listed) {
-    const found = typeof item === "string" ? read.get(item) : item
-    if (found !== undefined) page.push(found)
-  }
-  return page
+  return inKeyOrder(listed, new Map((yield* many(S.recordsByIds(table, ws, missing), decode)).map((r) => [r.id, r])))
 }
 
 /** How many of the newest rows (after the position) a search checks before it reads its filter's range. */
