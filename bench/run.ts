@@ -30,8 +30,9 @@
  *
  *   bun bench/run.ts [--targets encounterd,bun-ref,fastify-ref] [--rounds 1] [--load wrk|autocannon]
  *                    [--threads 2] [--binary] [--duration 10] [--connections 32] [--synchronous FULL|NORMAL]
- *                    [--postgres ADMIN_URL [--instances 1|2] [--pool-size N]] [--scenarios NAME,NAME]
+ *                    [--postgres ADMIN_URL [--instances 1|2] [--pool-size N]] [--scenarios NAME,NAME] [--settle 1000]
  *
+ * --settle is the milliseconds without load between a scenario's set-up and its run (0 for none).
  * --scenarios runs only the scenarios whose names contain one of the given words ("poll,status");
  * such a partial run prints its tables and leaves bench/results/latest.md as it was.
  *
@@ -80,6 +81,7 @@ const { values: flags } = parseArgs({
     threads: { type: "string" },
     scenarios: { type: "string" },
     seed: { type: "string", default: "1000" },
+    settle: { type: "string", default: "1000" },
     baseline: { type: "string" }
   }
 })
@@ -159,6 +161,14 @@ const loadTool: LoadTool = (() => {
 if (loadTool === "wrk" && !Number.isInteger(duration)) throw new Error("--duration must be whole seconds with wrk")
 if (flags.threads !== undefined && loadTool !== "wrk") throw new Error("--threads is a wrk setting: it needs --load wrk")
 const threads = Number(flags.threads ?? "2")
+/**
+ * Milliseconds without load between a scenario's set-up and its run (the 0.5 s pause after a run
+ * is before the next set-up): the run's peak is then its own, not what the set-up left (the task
+ * list's pool of 3,000 rejected claims, made through the API just before it, left the process
+ * 25 to 35 MiB over what it held a second later).
+ */
+const settleMs = Number(flags.settle)
+if (!Number.isInteger(settleMs) || settleMs < 0) throw new Error("--settle must be whole milliseconds, 0 or more")
 if (!Number.isInteger(threads) || threads < 1) throw new Error("--threads must be a positive integer")
 
 const SEED = Number(flags.seed)
@@ -1110,6 +1120,7 @@ const main = async () => {
             `${s.name}: ${target.name}${rounds === 1 ? "" : `, round ${round + 1}/${rounds}`}, ${duration} s with ${shares.join(" + ")} connections (${loadTool})...`
           )
           const config = await s.config(target, round)
+          await Bun.sleep(settleMs)
           resetPeak(target)
           const startRss = Math.max(...target.servers.map((s) => rssMiB(s.pid)))
           const result = await runOnce(dir, target, config)
@@ -1180,7 +1191,7 @@ const main = async () => {
       }
       notes.push(
         "Peak RSS by scenario is each run's own: VmHWM from /proc/<pid>/status, set back to the resident set (5 written to /proc/<pid>/clear_refs) " +
-          "before the run and read after it, the highest of the rounds, with in brackets the resident set (VmRSS) that round started from; start and seeding is VmHWM before the first run; overall is the highest of the column."
+          `before the run (${settleMs} ms after the scenario's set-up, --settle) and read after it, the highest of the rounds, with in brackets the resident set (VmRSS) that round started from; start and seeding is VmHWM before the first run; overall is the highest of the column.`
       )
     }
     notes.push(
