@@ -40,10 +40,12 @@ const presentedKey = (request: Request): string | undefined => {
 }
 
 /**
- * Text as it is; bytes of their own buffer (an answer made as UTF-8) as they are; other bytes (a
- * view into a larger or shared buffer, as a stored X12 file may be) as a blob of exactly those bytes.
+ * Text and blobs (a remembered page, whose bytes a response shares) as they are; bytes of their own
+ * buffer (an answer made as UTF-8) as they are; other bytes (a view into a larger or shared buffer,
+ * as a stored X12 file may be) as a blob of exactly those bytes.
  */
 const asBodyInit = (body: unknown): string | Blob | Uint8Array<ArrayBuffer> => {
+  if (body instanceof Blob) return body
   if (!(body instanceof Uint8Array)) return String(body)
   return ownsBuffer(body) ? body : new Blob([new Uint8Array(body)])
 }
@@ -55,7 +57,7 @@ const respond = (status: number, reply: { readonly body: unknown; readonly conte
   const contentType = reply.contentType ?? "application/json"
   // A 204 has no body, so it names no content type.
   const headers: Record<string, string> = { ...(status === 204 ? {} : { "content-type": contentType }), "x-request-id": requestId, ...extra }
-  const sendAsIs = reply.contentType !== undefined && (typeof reply.body === "string" || reply.body instanceof Uint8Array)
+  const sendAsIs = reply.contentType !== undefined && (typeof reply.body === "string" || reply.body instanceof Uint8Array || reply.body instanceof Blob)
   const body = head || status === 204 || status === 304 ? null : sendAsIs ? asBodyInit(reply.body) : JSON.stringify(reply.body)
   return new Response(body, { status, headers })
 }

@@ -178,6 +178,6 @@ export const json = (status: number, body: unknown, headers?: Record<string, str
 export const text = (status: number, body: string, contentType: string, headers?: Record<string, string>): Reply =>
   headers === undefined ? { status, body, contentType } : { status, body, contentType, headers }
 
-/** A body sent as it is (text or bytes), with its own media type. */
-export const raw = (status: number, contentType: string, body: string | Uint8Array, headers?: Record<string, string>): Reply =>
+/** A body sent as it is (text, bytes or a blob), with its own media type. */
+export const raw = (status: number, contentType: string, body: string | Uint8Array | Blob, headers?: Record<string, string>): Reply =>
   headers === undefined ? { status, body, contentType } : { status, body, contentType, headers }

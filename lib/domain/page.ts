@@ -45,46 +45,48 @@ const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "
 
 /**
  * The last `slots` pages answered, each by the objects it was made of and its tokens: the same
- * objects in the same order with the same tokens make the same bytes, so the remembered buffer is
- * answered again instead of a new one (`make`). A first page read over and over (a list polled, the
- * console's first view, the event feed's head) then costs no new buffer per answer, which the
- * engine frees only when it collects. Objects made anew on each read never match; a miss costs a
- * comparison of first items. The buffers are read-only once answered.
+ * objects in the same order with the same tokens make the same bytes, so the remembered page is
+ * answered again instead of a new one (`make`). A first page read over and over (a list polled,
+ * the console's first view, the event feed's head) then costs no new buffer per answer, which the
+ * engine frees only when it collects. It is answered again as one `Blob` of it, made on its first
+ * repeat: a response made of a blob shares its bytes, where one made of a `Uint8Array` copies them.
+ * Objects made anew on each read never match; a miss costs a comparison of first items. What
+ * `make` answers is read-only once answered.
  */
-const recentPages = (slots: number) => {
+const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) => {
   interface Assembled {
     readonly items: ReadonlyArray<unknown>
     /** Both tokens, as one key. */
     readonly tokens: string
-    readonly bytes: Uint8Array<ArrayBuffer>
+    body: B | Blob
   }
   const recent: Array<Assembled> = []
   const same = (a: Assembled, items: ReadonlyArray<unknown>, tokens: string): boolean =>
     a.tokens === tokens && a.items.length === items.length && a.items.every((item, i) => item === items[i])
-  return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> => {
+  return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => B): B | Blob => {
     const tokens = JSON.stringify([page.next_page_token, page.prev_page_token])
     const found = recent.findIndex((a) => same(a, items, tokens))
     if (found >= 0) {
       const hit = recent[found]!
       if (found > 0) recent.unshift(...recent.splice(found, 1))
-      return hit.bytes
+      if (!(hit.body instanceof Blob)) hit.body = new Blob([hit.body])
+      return hit.body
     }
-    const bytes = make()
-    recent.unshift({ items, tokens, bytes })
+    const body = make()
+    recent.unshift({ items, tokens, body })
     if (recent.length > slots) recent.pop()
-    return bytes
+    return body
   }
 }
 
 /**
- * `pageBytes` that answers the same buffer again for the same page (`recentPages`): when every
- * item's bytes are the same object as in one of the last `slots` pages it assembled (renders kept
- * per revision are), and the tokens are the same. Items whose bytes are made anew each time never
- * match.
+ * `pageBytes` that answers the same page again (as a `Blob`, `recentPages`) when every item's bytes
+ * are the same object as in one of the last `slots` pages it assembled (renders kept per revision
+ * are), and the tokens are the same. Items whose bytes are made anew each time never match.
  */
 export const makePageAssembler = (slots: number) => {
-  const recall = recentPages(slots)
-  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => {
+  const recall = recentPages<Uint8Array<ArrayBuffer>>(slots)
+  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> | Blob => {
     const items = page.items.map(itemBytes)
     return recall(items, page, () => spliced(items, page))
   }
@@ -92,13 +94,13 @@ export const makePageAssembler = (slots: number) => {
 
 /**
  * A page of items that never change (the event feed's: an adapter that keeps the events it read
- * hands back the same objects) as UTF-8 JSON, `text`'s, with the same buffer answered again when
- * the page holds the same item objects as one of the last `slots` (`recentPages`).
+ * hands back the same objects) as JSON text, `text`'s, answered again (as a `Blob`) when the page
+ * holds the same item objects as one of the last `slots` (`recentPages`). A page made now is
+ * answered as its text: a response sends it as it is, without a copy encoded first.
  */
 export const makeItemPageAssembler = (slots: number) => {
-  const recall = recentPages(slots)
-  return <A extends object>(page: Page<A>, text: (page: Page<A>) => string): Uint8Array<ArrayBuffer> =>
-    recall(page.items, page, () => utf8.encode(text(page)))
+  const recall = recentPages<string>(slots)
+  return <A extends object>(page: Page<A>, text: (page: Page<A>) => string): string | Blob => recall(page.items, page, () => text(page))
 }
 
 export const MAX_LIMIT = 100

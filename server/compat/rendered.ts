@@ -15,6 +15,6 @@ export const compatJson = (row: EncounterWithClaim, baseUrl: string): Uint8Array
 
 const compatPages = makePageAssembler(PAGES_KEPT)
 
-/** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page (the same buffer again for the same page, `makePageAssembler`). */
-export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Uint8Array<ArrayBuffer> =>
+/** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page (the same page answered again as a blob, `makePageAssembler`). */
+export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Uint8Array<ArrayBuffer> | Blob =>
   compatPages(page, (item) => compatRenders.item(item, baseUrl))

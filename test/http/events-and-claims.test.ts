@@ -86,6 +86,11 @@ describe("GET /api/encounters/compat-version/events", () => {
     const again = await call("GET", head)
     expect(first.status).toBe(200)
     expect(again.body).toEqual(first.body)
+    // Answered again from the page remembered (as one blob of its bytes): the same text, a JSON answer.
+    const third = await call("GET", head)
+    expect(third.text).toBe(first.text)
+    expect(third.headers.get("content-type")).toBe("application/json")
+    expect(Number(third.headers.get("content-length"))).toBe(Buffer.byteLength(first.text))
     // Fewer than a page of events so far: the head holds them all, and then the new one too.
     expect(first.body.next_page_token).toBeNull()
     const added = await make()

@@ -29,8 +29,11 @@ describe("GET /api/tasks", () => {
     expect(all.status).toBe(200)
     expect(all.body.items.map((t: { type: string }) => t.type)).toEqual(["rejection_resolution", "denial_resolution"])
     expect(all.body.items[0].cause).toMatchObject({ kind: "status_change", text: "to rejected" })
-    // The same queue read again (its tasks' renders kept), and walked a task a page: the same tasks.
+    // The same queue read again (its tasks' renders kept, then the page remembered), and walked a task a page: the same tasks.
     expect((await call("GET", "/api/tasks")).body).toEqual(all.body)
+    const remembered = await call("GET", "/api/tasks")
+    expect(remembered.text).toBe(all.text)
+    expect(remembered.headers.get("content-type")).toBe("application/json")
     const first = await call("GET", "/api/tasks?limit=1")
     const second = await call("GET", `/api/tasks?limit=1&page_token=${first.body.next_page_token}`)
     expect([...first.body.items, ...second.body.items]).toEqual(all.body.items)

@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test"
 import { makeItemPageAssembler, makePageAssembler, type Page, pageBytes } from "../../lib/domain/page.js"
 
 const utf8 = new TextEncoder()
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+/** The text of a page as answered: bytes, text, or a blob of its bytes. */
+const text = async (body: Uint8Array | string | Blob): Promise<string> =>
+  typeof body === "string" ? body : new TextDecoder().decode(body instanceof Blob ? await body.bytes() : body)
 
 /** Items as their kept renders: one bytes object per item, as a render cache answers them. */
 const renders = (...values: ReadonlyArray<unknown>) => values.map((v) => utf8.encode(JSON.stringify(v)))
@@ -14,80 +16,93 @@ const pageOf = (items: ReadonlyArray<Uint8Array>, next: string | null = null, pr
 const asIs = (item: Uint8Array) => item
 
 describe("a page as UTF-8 JSON", () => {
-  test("pageBytes is JSON.stringify of the page, items spliced; an empty page too", () => {
+  test("pageBytes is JSON.stringify of the page, items spliced; an empty page too", async () => {
     const items = [{ id: "a", n: 1 }, { id: "é", s: 'q"\\' }, { id: "😀" }]
-    expect(text(pageBytes(pageOf(renders(...items), "n1", null), asIs))).toBe(
+    expect(await text(pageBytes(pageOf(renders(...items), "n1", null), asIs))).toBe(
       JSON.stringify({ items, next_page_token: "n1", prev_page_token: null })
     )
-    expect(text(pageBytes(pageOf([]), asIs))).toBe(JSON.stringify({ items: [], next_page_token: null, prev_page_token: null }))
+    expect(await text(pageBytes(pageOf([]), asIs))).toBe(JSON.stringify({ items: [], next_page_token: null, prev_page_token: null }))
   })
 
-  test("the assembler answers the same buffer for the same item bytes and tokens, and the right bytes every time", () => {
+  test("the assembler answers the same page again as one blob for the same item bytes and tokens, and the right bytes every time", async () => {
     const pages = makePageAssembler(2)
-    const items = renders({ id: 1 }, { id: 2 })
+    const items = renders({ id: 1 }, { id: 2 }, { id: "é" })
     const first = pages(pageOf(items, "t"), asIs)
-    expect(text(first)).toBe(text(pageBytes(pageOf(items, "t"), asIs)))
-    // The same renders (the same objects) and tokens: the same buffer.
-    expect(pages(pageOf([...items], "t"), asIs)).toBe(first)
-    // Another token, or no token where there was one: another buffer, its own text.
+    expect(first).toBeInstanceOf(Uint8Array)
+    expect(await text(first)).toBe(await text(pageBytes(pageOf(items, "t"), asIs)))
+    // The same renders (the same objects) and tokens: a blob of the same bytes, then that blob again.
+    const repeat = pages(pageOf([...items], "t"), asIs)
+    expect(repeat).toBeInstanceOf(Blob)
+    expect(await text(repeat)).toBe(await text(first))
+    expect(pages(pageOf([...items], "t"), asIs)).toBe(repeat)
+    // Another token, or no token where there was one: another page, its own text.
     const other = pages(pageOf(items, "u"), asIs)
-    expect(other).not.toBe(first)
-    expect(text(other)).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }], next_page_token: "u", prev_page_token: null }))
-    expect(text(pages(pageOf(items, null, "t"), asIs))).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }], next_page_token: null, prev_page_token: "t" }))
+    expect(other).toBeInstanceOf(Uint8Array)
+    expect(await text(other)).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }, { id: "é" }], next_page_token: "u", prev_page_token: null }))
+    expect(await text(pages(pageOf(items, null, "t"), asIs))).toBe(
+      JSON.stringify({ items: [{ id: 1 }, { id: 2 }, { id: "é" }], next_page_token: null, prev_page_token: "t" })
+    )
   })
 
-  test("equal bytes in another object (a new render, a new revision) are assembled again", () => {
+  test("equal bytes in another object (a new render, a new revision) are assembled again", async () => {
     const pages = makePageAssembler(4)
     const items = renders({ id: 1, rev: 1 }, { id: 2 })
     const first = pages(pageOf(items), asIs)
     const again = [utf8.encode(JSON.stringify({ id: 1, rev: 1 })), items[1]!]
     const second = pages(pageOf(again), asIs)
     expect(second).not.toBe(first)
-    expect(text(second)).toBe(text(first))
+    expect(second).toBeInstanceOf(Uint8Array)
+    expect(await text(second)).toBe(await text(first))
     const changed = [utf8.encode(JSON.stringify({ id: 1, rev: 2 })), items[1]!]
-    expect(text(pages(pageOf(changed), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 2 }, { id: 2 }], next_page_token: null, prev_page_token: null }))
+    expect(await text(pages(pageOf(changed), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 2 }, { id: 2 }], next_page_token: null, prev_page_token: null }))
     // A page of fewer items is another page, even when they are the first ones.
-    expect(text(pages(pageOf(items.slice(0, 1)), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 1 }], next_page_token: null, prev_page_token: null }))
+    expect(await text(pages(pageOf(items.slice(0, 1)), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 1 }], next_page_token: null, prev_page_token: null }))
   })
 
-  test("it remembers the last `slots` pages, the most recently answered kept longest", () => {
+  test("it remembers the last `slots` pages, the most recently answered kept longest", async () => {
     const pages = makePageAssembler(2)
     const a = renders({ a: 1 })
     const b = renders({ b: 1 })
     const c = renders({ c: 1 })
     const bytesA = pages(pageOf(a), asIs)
     const bytesB = pages(pageOf(b), asIs)
-    expect(pages(pageOf(a), asIs)).toBe(bytesA) // a is now the most recent, b the oldest
+    const blobA = pages(pageOf(a), asIs) // a is now the most recent, b the oldest
+    expect(blobA).toBeInstanceOf(Blob)
     pages(pageOf(c), asIs) // b goes
-    expect(pages(pageOf(a), asIs)).toBe(bytesA)
+    expect(pages(pageOf(a), asIs)).toBe(blobA)
     const bAgain = pages(pageOf(b), asIs)
     expect(bAgain).not.toBe(bytesB)
-    expect(text(bAgain)).toBe(text(bytesB))
+    expect(bAgain).toBeInstanceOf(Uint8Array)
+    expect(await text(bAgain)).toBe(await text(bytesB))
+    expect(await text(blobA)).toBe(await text(bytesA))
   })
 
-  test("a page of unchanging items: the same buffer for the same item objects and tokens, the page's text otherwise", () => {
+  test("a page of unchanging items: its text when made, one blob of it for the same item objects and tokens", async () => {
     const pages = makeItemPageAssembler(2)
     let made = 0
-    const render = (page: Page<{ readonly id: number }>) => {
+    const render = (page: Page<{ readonly id: number | string }>) => {
       made++
       return JSON.stringify(page)
     }
     const one = { id: 1 }
-    const two = { id: 2 }
+    const two = { id: "é😀" }
     const page = { items: [one, two], next_page_token: "n", prev_page_token: null }
     const first = pages(page, render)
-    expect(text(first)).toBe(JSON.stringify(page))
-    // The same objects in a new page (a new array, as each read makes): the same buffer, not rendered again.
-    expect(pages({ ...page, items: [one, two] }, render)).toBe(first)
+    expect(first).toBe(JSON.stringify(page))
+    // The same objects in a new page (a new array, as each read makes): a blob of its UTF-8, then that blob again; not rendered again.
+    const repeat = pages({ ...page, items: [one, two] }, render)
+    expect(repeat).toBeInstanceOf(Blob)
+    expect(await text(repeat)).toBe(JSON.stringify(page))
+    expect(pages({ ...page, items: [one, two] }, render)).toBe(repeat)
     expect(made).toBe(1)
     // Equal items in other objects (an adapter that keeps nothing), another token, another order: rendered anew.
-    const copies = pages({ ...page, items: [{ id: 1 }, { id: 2 }] }, render)
-    expect(copies).not.toBe(first)
-    expect(text(copies)).toBe(text(first))
-    expect(text(pages({ ...page, next_page_token: null }, render))).toBe(JSON.stringify({ ...page, next_page_token: null }))
-    expect(text(pages({ ...page, items: [two, one] }, render))).toBe(JSON.stringify({ ...page, items: [two, one] }))
+    const copies = pages({ ...page, items: [{ id: 1 }, { id: "é😀" }] }, render)
+    expect(copies).toBe(JSON.stringify(page))
+    expect(await text(pages({ ...page, next_page_token: null }, render))).toBe(JSON.stringify({ ...page, next_page_token: null }))
+    expect(await text(pages({ ...page, items: [two, one] }, render))).toBe(JSON.stringify({ ...page, items: [two, one] }))
     expect(made).toBe(4)
     // Two slots: the first page went when the later ones came.
-    expect(pages({ ...page, items: [one, two] }, render)).not.toBe(first)
+    expect(pages({ ...page, items: [one, two] }, render)).not.toBe(repeat)
+    expect(made).toBe(5)
   })
 })
