@@ -4,10 +4,14 @@ import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type Li
 
 /**
  * Renders kept per shape: the most recently read encounters (a page of 100 is 100 of them; each
- * render is 2 to 3 KB of text). What recurs is a list's first pages and an encounter being worked;
- * a random read misses, and a miss costs one map lookup.
+ * render is 2 to 3 KB of text, so some 3 MB when full). What recurs is a list's first pages, of
+ * each workspace, and an encounter being worked; a random read misses, and a miss costs one map
+ * lookup. At 256, the first pages of three workspaces (300 renders) pushed one another out between
+ * two reads of each: the 3-workspace mixed soak ran at 2,000 requests a second peaking at 168 to
+ * 172 MiB, against 2,440 to 2,510 and 145 to 152 at 1,024 (bench/RESULTS.md, "Renders kept for
+ * several workspaces' first pages").
  */
-export const RENDERS_KEPT = 256
+export const RENDERS_KEPT = 1024
 
 /** Pages assembled from kept renders, remembered per shape (`makePageAssembler`): a few first pages (of a few workspaces, or filters) at some 250 KB each. */
 export const PAGES_KEPT = 8
