@@ -161,6 +161,7 @@ const loadTool: LoadTool = (() => {
 if (loadTool === "wrk" && !Number.isInteger(duration)) throw new Error("--duration must be whole seconds with wrk")
 if (flags.threads !== undefined && loadTool !== "wrk") throw new Error("--threads is a wrk setting: it needs --load wrk")
 const threads = Number(flags.threads ?? "2")
+if (!Number.isInteger(threads) || threads < 1) throw new Error("--threads must be a positive integer")
 /**
  * Milliseconds without load between a scenario's set-up and its run (the 0.5 s pause after a run
  * is before the next set-up): the run's peak is then its own, not what the set-up left (the task
@@ -169,7 +170,6 @@ const threads = Number(flags.threads ?? "2")
  */
 const settleMs = Number(flags.settle)
 if (!Number.isInteger(settleMs) || settleMs < 0) throw new Error("--settle must be whole milliseconds, 0 or more")
-if (!Number.isInteger(threads) || threads < 1) throw new Error("--threads must be a positive integer")
 
 const SEED = Number(flags.seed)
 if (!Number.isInteger(SEED) || SEED < 100) throw new Error("--seed must be an integer of at least 100")
