@@ -8,7 +8,7 @@
  *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay|tasks
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep] [--syscalls]
  */
-import { copyFileSync, readdirSync, readFileSync } from "node:fs"
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -52,17 +52,29 @@ const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/profile.ts needs wrk on PATH")
 const work = scratch("encounterd-profile-")
 
+/**
+ * A wrk script cycling through `requests`, read from a file beside it once per thread (a Lua
+ * function holds at most 65,536 constants: a table of 100,000 literal requests does not load, and
+ * wrk then sends `GET /` instead). A line is METHOD TAB PATH TAB BODY (JSON text has no raw tab).
+ */
 const luaFor = (requests: ReadonlyArray<{ method: string; path: string; body?: string }>, key: string): string => {
-  const items = requests.map((r) => `{${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, ${r.body === undefined ? "nil" : JSON.stringify(r.body)}}`)
+  const file = join(work.dir, "requests.tsv")
+  writeFileSync(file, requests.map((r) => `${r.method}\t${r.path}\t${r.body ?? ""}\n`).join(""))
   return [
-    `local items = {${items.join(",\n")}}`,
-    "local i = 0",
     `wrk.headers["authorization"] = "Bearer ${key}"`,
     `wrk.headers["content-type"] = "application/json"`,
+    "local items = {}",
+    "local i = 0",
+    "function init(args)",
+    `  for line in io.lines(${JSON.stringify(file)}) do`,
+    '    local method, path, body = line:match("^([^\\t]*)\\t([^\\t]*)\\t(.*)$")',
+    '    if body == "" then body = nil end',
+    "    table.insert(items, wrk.format(method, path, nil, body))",
+    "  end",
+    "end",
     "request = function()",
     "  i = i % #items + 1",
-    "  local it = items[i]",
-    "  return wrk.format(it[1], it[2], nil, it[3])",
+    "  return items[i]",
     "end"
   ].join("\n")
 }
@@ -170,9 +182,12 @@ await work.run(async () => {
   const tracer = strace === undefined ? undefined : Bun.spawn([strace, "-f", "-c", "-o", counts, "-p", String(server.proc.pid)], { stderr: "ignore" })
   if (tracer !== undefined) await Bun.sleep(500)
   const from = Date.now()
-  const run = Bun.spawnSync([wrk, "-t2", `-c${flags.connections}`, `-d${flags.duration}s`, "-s", script, server.url], { stdout: "pipe" })
+  const run = Bun.spawnSync([wrk, "-t2", `-c${flags.connections}`, `-d${flags.duration}s`, "-s", script, server.url], { stdout: "pipe", stderr: "pipe" })
   const to = Date.now()
   const out = run.stdout.toString()
+  // A script that does not load leaves wrk sending its default request (GET /), saying so on stderr only.
+  const complaint = run.stderr.toString().trim()
+  if (run.exitCode !== 0 || complaint !== "") throw new Error(`wrk: exit ${run.exitCode}: ${complaint}`)
   if (tracer !== undefined) {
     tracer.kill("SIGINT")
     await tracer.exited
