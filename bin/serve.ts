@@ -11,6 +11,7 @@ import { runSftpWorker } from "../lib/sftp/worker.js"
 import { clearinghouseMetricsLayer } from "../server/clearinghouse-metrics.js"
 import { runStatusCheckWorker } from "../lib/rules/status-checks-worker.js"
 import { PURGE_EVERY_MS, purgeAll } from "../lib/rules/retention.js"
+import { largeWorkRunning } from "../lib/large-work.js"
 import { finishImports } from "../lib/rules/x12-import.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
@@ -118,6 +119,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       onCollect: metrics.heapCollected,
       cpuTimeMs,
       collectYoung: edenGC,
+      held: () => largeWorkRunning() > 0,
       onCollectYoung: metrics.heapYoungCollected
     })
   )

@@ -28,6 +28,7 @@ import { boundedPositions, lastOf, noted, notedAction } from "./x12-import-bound
 import { DECIDE_PACE, type Parsed, parsePaced, pause, runWithPauses } from "./x12-import-read.js"
 import { plan277Status } from "./status-check-answers.js"
 import { type ImportPlan, makeImportPlan, type PlanMark, type TaskDetail } from "./x12-import-plan.js"
+import { asLargeWork } from "../large-work.js"
 
 /** One uploaded interchange, as received. */
 export interface X12Upload {
@@ -304,6 +305,9 @@ export const finishImports = Effect.gen(function* () {
  * Reading and deciding pause every so often, so other requests are answered meanwhile.
  */
 export const importX12File = (upload: X12Upload) =>
+  asLargeWork(importGen(upload))
+
+const importGen = (upload: X12Upload) =>
   Effect.gen(function* () {
     const ws = upload.workspace_id
     const storage = yield* Storage

@@ -242,6 +242,50 @@ describe("heap pacer", () => {
     expect(heap.collections).toBe(2)
   })
 
+  test("while large work runs, nothing is collected, for 40 ticks at most; the full collection due is made on the first tick after it", () => {
+    const heap = { size: 20 * MiB, full: 0, young: 0 }
+    const work = { running: false }
+    const cpu = { ms: 1_000 }
+    let clock = 0
+    const pacer = makeHeapPacer({
+      factor: 2,
+      heapSize: () => heap.size,
+      collect: () => {
+        heap.full++
+        heap.size = 20 * MiB
+        return heap.size
+      },
+      cpuTimeMs: () => cpu.ms,
+      collectYoung: () => {
+        heap.young++
+      },
+      held: () => work.running,
+      now: () => clock
+    })
+    const tick = () => {
+      clock += 25
+      cpu.ms += 20
+      return pacer.tick()
+    }
+    // Busy without large work: a young collection every tick.
+    expect([tick(), tick()]).toEqual(["young", "young"])
+    work.running = true
+    // Busy with it: none, even once a full collection is due.
+    expect([tick(), tick()]).toEqual([undefined, undefined])
+    heap.size = 41 * MiB
+    expect(Array.from({ length: 10 }, tick).every((made) => made === undefined)).toBe(true)
+    work.running = false
+    expect(tick()).toBe("full")
+    expect(heap).toMatchObject({ full: 1, young: 2 })
+    // Held past 40 ticks in a row with a collection due: the 41st collects anyway.
+    work.running = true
+    heap.size = 41 * MiB
+    const made = Array.from({ length: 41 }, tick)
+    expect(made.slice(0, 40).every((m) => m === undefined)).toBe(true)
+    expect(made[40]).toBe("full")
+    expect(heap).toMatchObject({ full: 2, young: 2 })
+  })
+
   test("on the real engine, a paced collection frees what is no longer referenced", () => {
     // Twenty separate chunks, built and dropped in functions of their own: a stale pointer the
     // collector finds on the stack can keep one chunk, not the rest.
