@@ -51,7 +51,7 @@ import { fullGC } from "bun:jsc"
  *
  * Large work. While a job that holds a large live set until it ends runs (an import of an X12 file:
  * its parsed interchange, the claims it names, its plan; `lib/large-work.ts`), the pacer collects
- * nothing, for a second at most. A collection then marks the job's objects and frees none of them:
+ * nothing, a second at a time. A collection then marks the job's objects and frees none of them:
  * during 835s of 1,000 claims, full collections paused every request 26 to 32 ms and young ones up
  * to 35 ms; the full collection due is made on the first tick after the job, when what it held is
  * garbage (bench/RESULTS.md, "Collections held during imports").
@@ -114,9 +114,10 @@ export interface HeapPacerOptions {
   readonly maxDeferrals?: number
   /**
    * Whether a job that holds a large live set until it ends is running (`largeWorkRunning`: an
-   * import of an X12 file). Meanwhile the pacer collects nothing: a full collection due waits for
-   * the job to end, for `maxHeldTicks` ticks at most (default 40: a second at 25 ms), and no young
-   * collection is made (the engine still makes its own).
+   * import of an X12 file). Meanwhile the pacer collects nothing (the engine still makes its own
+   * young collections): a full collection due waits for the job to end. It holds for
+   * `maxHeldTicks` ticks in a row at most (default 40: a second at 25 ms); the next tick collects
+   * what is due, full or young, and it holds again.
    */
   readonly held?: () => boolean
   readonly maxHeldTicks?: number
@@ -186,15 +187,12 @@ export const makeHeapPacer = (o: HeapPacerOptions): HeapPacer => {
       deferrals++
       return undefined
     }
-    const held = o.held?.() === true
-    if (!held) heldTicks = 0
-    else if (due && heldTicks < maxHeldTicks) {
-      heldTicks++
-      return undefined
-    }
+    // Held for `maxHeldTicks` ticks in a row at most: the next one collects as usual, then holds again.
+    const held = o.held?.() === true && heldTicks < maxHeldTicks
+    heldTicks = held ? heldTicks + 1 : 0
+    if (due && held) return undefined
     if (due) {
       deferrals = 0
-      heldTicks = 0
       const started = now()
       base = o.collect()
       last = base
