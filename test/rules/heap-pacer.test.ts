@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { fullGC } from "bun:jsc"
-import { heapUsed as heapSize, makeHeapPacer } from "../../server/heap-pacer.js"
+import { type HeapPacerOptions, heapUsed as heapSize, makeHeapPacer } from "../../server/heap-pacer.js"
 
 const MiB = 1024 * 1024
 
@@ -28,7 +28,7 @@ const fakeHeap = (start: number, factorOption: number | "default" = 2) => {
 }
 
 /** A heap as above whose process has used `cpu.ms` of CPU time; young collections are counted. */
-const busyHeap = (start: number) => {
+const busyHeap = (start: number, more: Partial<HeapPacerOptions> = {}) => {
   const heap = { size: start, live: start, full: 0, young: 0, youngPauses: [] as number[] }
   const cpu = { ms: 1_000 }
   let clock = 0
@@ -46,7 +46,8 @@ const busyHeap = (start: number) => {
       clock += 2
     },
     now: () => clock,
-    onCollectYoung: (s) => heap.youngPauses.push(s)
+    onCollectYoung: (s) => heap.youngPauses.push(s),
+    ...more
   })
   return { heap, cpu, pacer }
 }
@@ -243,27 +244,9 @@ describe("heap pacer", () => {
   })
 
   test("while large work runs, nothing is collected, 40 ticks at a time; the full collection due is made on the first tick after it", () => {
-    const heap = { size: 20 * MiB, full: 0, young: 0 }
     const work = { running: false }
-    const cpu = { ms: 1_000 }
-    let clock = 0
-    const pacer = makeHeapPacer({
-      factor: 2,
-      heapSize: () => heap.size,
-      collect: () => {
-        heap.full++
-        heap.size = 20 * MiB
-        return heap.size
-      },
-      cpuTimeMs: () => cpu.ms,
-      collectYoung: () => {
-        heap.young++
-      },
-      held: () => work.running,
-      now: () => clock
-    })
+    const { heap, cpu, pacer } = busyHeap(20 * MiB, { held: () => work.running })
     const tick = () => {
-      clock += 25
       cpu.ms += 20
       return pacer.tick()
     }
