@@ -8,7 +8,7 @@
  *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay|tasks
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep] [--syscalls]
  */
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -16,7 +16,7 @@ import { validPayload } from "../test/support/payloads.js"
 import { type Phase, profileWindow } from "./cpu-profile.js"
 import { growPool } from "./claim-pool.js"
 import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
-import { createEncounters, encounterdCommand, scratch, shuffled } from "./support.js"
+import { createEncounters, encounterdCommand, type FileRequest, scratch, shuffled, wrkRequestsFromFile } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -52,32 +52,13 @@ const wrk = Bun.which("wrk")
 if (wrk === null) throw new Error("bench/profile.ts needs wrk on PATH")
 const work = scratch("encounterd-profile-")
 
-/**
- * A wrk script cycling through `requests`, read from a file beside it once per thread (a Lua
- * function holds at most 65,536 constants: a table of 100,000 literal requests does not load, and
- * wrk then sends `GET /` instead). A line is METHOD TAB PATH TAB BODY (JSON text has no raw tab).
- */
-const luaFor = (requests: ReadonlyArray<{ method: string; path: string; body?: string }>, key: string): string => {
-  const file = join(work.dir, "requests.tsv")
-  writeFileSync(file, requests.map((r) => `${r.method}\t${r.path}\t${r.body ?? ""}\n`).join(""))
-  return [
+/** A wrk script cycling through `requests`, every thread through all of them, read from a file beside it. */
+const luaFor = (requests: ReadonlyArray<FileRequest>, key: string): string =>
+  [
     `wrk.headers["authorization"] = "Bearer ${key}"`,
     `wrk.headers["content-type"] = "application/json"`,
-    "local items = {}",
-    "local i = 0",
-    "function init(args)",
-    `  for line in io.lines(${JSON.stringify(file)}) do`,
-    '    local method, path, body = line:match("^([^\\t]*)\\t([^\\t]*)\\t(.*)$")',
-    '    if body == "" then body = nil end',
-    "    table.insert(items, wrk.format(method, path, nil, body))",
-    "  end",
-    "end",
-    "request = function()",
-    "  i = i % #items + 1",
-    "  return items[i]",
-    "end"
+    ...wrkRequestsFromFile(join(work.dir, "requests.tsv"), requests)
   ].join("\n")
-}
 
 /** strace's summary (`-c`) as a table of the calls made per request, most frequent first. */
 const syscallReport = (wrkOut: string, summary: string, served: number): string => {

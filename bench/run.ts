@@ -64,7 +64,7 @@ import {
   type SequencedRequest,
   statusSequence
 } from "./scenario-data.js"
-import { baselineSource, buildBaselineBinary, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, shuffled, stopServer } from "./support.js"
+import { baselineSource, buildBaselineBinary, completeLines, createEncounters, encounterdCommand, ensureBinary, fmt, machineLine, root, shuffled, stopServer, wrkRequestsFromFile } from "./support.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -506,37 +506,9 @@ const wrkScript = (key: string, scenario: LoadConfig, sequenceFile: string): str
   ]
   if (scenario.body !== undefined) lines.push(`wrk.body = ${luaLong(scenario.body)}`)
   if (scenario.sequence !== undefined) {
-    // Each thread reads its share of the sequence from a file once (entries tid, tid + n, ...),
-    // formats it and cycles through it. A line is METHOD TAB PATH TAB BODY (JSON text has no raw tab).
-    writeFileSync(
-      sequenceFile,
-      scenario.sequence.map((r) => `${r.method ?? scenario.method ?? "GET"}\t${r.path}\t${r.body ?? ""}\n`).join("")
-    )
-    lines.push(
-      `local file = ${luaQuoted(sequenceFile)}`,
-      "local threads = 0",
-      "function setup(thread)",
-      "  threads = threads + 1",
-      '  thread:set("tid", threads)',
-      "end",
-      "local mine = {}",
-      "local at = 0",
-      "function init(args)",
-      "  local i = 0",
-      "  for line in io.lines(file) do",
-      `    if i % ${threads} == tid - 1 then`,
-      '      local method, path, body = line:match("^([^\\t]*)\\t([^\\t]*)\\t(.*)$")',
-      '      if body == "" then body = nil end',
-      "      table.insert(mine, wrk.format(method, path, nil, body))",
-      "    end",
-      "    i = i + 1",
-      "  end",
-      "end",
-      "function request()",
-      "  at = at % #mine + 1",
-      "  return mine[at]",
-      "end"
-    )
+    // Each thread reads its share of the sequence from a file once (entries tid, tid + n, ...) and cycles through it.
+    const requests = scenario.sequence.map((r) => ({ method: r.method ?? scenario.method ?? "GET", path: r.path, body: r.body }))
+    lines.push(...wrkRequestsFromFile(sequenceFile, requests, threads))
   }
   if (scenario.uniqueBody !== undefined) {
     const json = JSON.stringify({ ...scenario.uniqueBody.template, external_id: EXTERNAL_ID_MARK })

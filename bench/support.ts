@@ -4,7 +4,7 @@
  * creating encounters through the API, percentiles, number formatting, the machine line, and a
  * measurement's report printed and appended to a file under bench/results.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { validPayload } from "../test/support/payloads.js"
@@ -167,6 +167,50 @@ export const createEncounters = async (
   }
   await Promise.all(Array.from({ length: Math.min(16, externalIds.length) }, worker))
   return ids
+}
+
+/** A request a wrk script sends from a file (`wrkRequestsFromFile`). */
+export interface FileRequest {
+  readonly method: string
+  readonly path: string
+  readonly body?: string | undefined
+}
+
+/**
+ * Writes `requests` to `file`, one a line (METHOD TAB PATH TAB BODY; JSON text has no raw tab),
+ * and answers the Lua that has each wrk thread read them once (`init`) and cycle through them
+ * (`request`). Any number of requests: a Lua function holds at most 65,536 constants, so a table
+ * of them written into the script does not load past that, and wrk then sends `GET /` instead.
+ * With `lanes` (the wrk threads), thread t takes the lines t, t + lanes, ...; without, every
+ * thread takes them all. The script's other lines (headers) are the caller's.
+ */
+export const wrkRequestsFromFile = (file: string, requests: ReadonlyArray<FileRequest>, lanes?: number): string[] => {
+  writeFileSync(file, requests.map((r) => `${r.method}\t${r.path}\t${r.body ?? ""}\n`).join(""))
+  return [
+    `local file = ${JSON.stringify(file)}`,
+    "local threads = 0",
+    "function setup(thread)",
+    "  threads = threads + 1",
+    '  thread:set("tid", threads)',
+    "end",
+    "local mine = {}",
+    "local at = 0",
+    "function init(args)",
+    "  local i = 0",
+    "  for line in io.lines(file) do",
+    `    if ${lanes === undefined ? "true" : `i % ${lanes} == tid - 1`} then`,
+    '      local method, path, body = line:match("^([^\\t]*)\\t([^\\t]*)\\t(.*)$")',
+    '      if body == "" then body = nil end',
+    "      table.insert(mine, wrk.format(method, path, nil, body))",
+    "    end",
+    "    i = i + 1",
+    "  end",
+    "end",
+    "function request()",
+    "  at = at % #mine + 1",
+    "  return mine[at]",
+    "end"
+  ]
 }
 
 /** A copy in a random order (Fisher-Yates). */
