@@ -1,6 +1,5 @@
 import { Effect, Layer } from "effect"
-import { describePostgresUrl } from "../lib/adapters/sql/postgres-setup.js"
-import { isPostgresUrl } from "../lib/db-url.js"
+import { describePostgresUrl, isPostgresUrl } from "../lib/db-url.js"
 import { sqliteLayer } from "../lib/sqlite-bun.js"
 
 /** Where the data lives and how it is kept: `--db`, `--synchronous`, `--pool-size`. */

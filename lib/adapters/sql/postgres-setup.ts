@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
+import { describePostgresUrl } from "../../db-url.js"
 import { BackupFailed, StorageError } from "../../domain/errors.js"
 import { DatabaseAdmin } from "../../ports/database-admin.js"
 import { migrate } from "./migrations/index.js"
@@ -25,16 +26,6 @@ export const migratePostgres = (url: string) =>
 export interface PostgresOptions {
   /** Connections in this process's pool (default 10). */
   readonly maxConnections?: number
-}
-
-/** A PostgreSQL URL fit for logs: without its credentials. */
-export const describePostgresUrl = (url: string): string => {
-  try {
-    const u = new URL(url)
-    return `postgres://${u.host}${u.pathname}`
-  } catch {
-    return "postgres://(unparsable URL)"
-  }
 }
 
 /** On PostgreSQL, backups are the engine's own (pg_dump, base backups); migrations are read from the record table. */
