@@ -1,12 +1,13 @@
 import { makeBoundedMap } from "../lib/bounded-map.js"
+import { makeSeenBefore } from "../lib/seen-before.js"
 import type { HeldRecords } from "../lib/ports/storage.js"
 import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type ListedEncounter } from "../lib/domain/encounter.js"
 
 /**
  * Renders kept per shape: the most recently read encounters (a page of 100 is 100 of them; each
- * render is 2 to 3 KB of text, so some 3 MB when full). What recurs is a list's first pages, of
- * each workspace, and an encounter being worked; a random read misses, and a miss costs one map
- * lookup. At 256, the first pages of three workspaces (300 renders) pushed one another out between
+ * render is 2 to 3 KB of text, so some 3 MB when full), each from its second read. What recurs is
+ * a list's first pages, of each workspace, and an encounter being worked; a random read misses,
+ * and a miss costs one map lookup and a fingerprint. At 256, the first pages of three workspaces (300 renders) pushed one another out between
  * two reads of each: the 3-workspace mixed soak ran at 2,000 requests a second peaking at 168 to
  * 172 MiB, against 2,436 to 2,506 and 145 to 152 at 1,024 (bench/RESULTS.md, "Renders kept for
  * several workspaces' first pages").
@@ -71,7 +72,13 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
 export interface RevisionRenders {
   /** The render kept for record `id` at `revision` and `salt`, marked as most recently read. */
   readonly kept: (id: string, revision: number, salt?: string) => Uint8Array<ArrayBuffer> | undefined
-  /** Keeps `text` as the render of record `id` at `revision` and `salt`; answers its bytes. */
+  /**
+   * Keeps `text` as the render of record `id` at `revision` and `salt`, if `id` was read lately
+   * (one of about `4 × capacity` ids) or a render of it is kept; answers its bytes. A render
+   * kept on a record's first read outlived the engine's young collections and was freed only by
+   * a full one: under random reads of 100,000 encounters, 2.4 times as many full collections and
+   * a peak 8 MiB higher (bench/RESULTS.md, "Renders kept from the second read").
+   */
   readonly keep: (id: string, revision: number, text: string, salt?: string) => Uint8Array<ArrayBuffer>
   /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now and kept. */
   readonly json: (id: string, revision: number, text: () => string, salt?: string) => Uint8Array<ArrayBuffer>
@@ -92,6 +99,8 @@ export interface RevisionRenders {
 export const makeRevisionRenders = (capacity: number): RevisionRenders => {
   // Set again on every read, so the least recently read go first.
   const renders = makeBoundedMap<string, Rendered>(capacity)
+  // A record is kept from its second read on (or, kept before, at its new revision): see `RevisionRenders.keep`.
+  const seen = makeSeenBefore(capacity * 4)
   const kept = (id: string, revision: number, salt = ""): Uint8Array<ArrayBuffer> | undefined => {
     const known = renders.get(id)
     if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
@@ -100,7 +109,7 @@ export const makeRevisionRenders = (capacity: number): RevisionRenders => {
   }
   const keep = (id: string, revision: number, text: string, salt = ""): Uint8Array<ArrayBuffer> => {
     const json = utf8.encode(text)
-    renders.set(id, { revision, salt, json })
+    if (renders.get(id) !== undefined || seen.again(id)) renders.set(id, { revision, salt, json })
     return json
   }
   return {

@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test"
+import { makeSeenBefore } from "../../lib/seen-before.js"
+import { makeRevisionRenders } from "../../server/rendered.js"
+
+describe("seen before", () => {
+  test("a key is seen again from its second look on", () => {
+    const seen = makeSeenBefore(64)
+    expect(seen.again("a")).toBe(false)
+    expect(seen.again("a")).toBe(true)
+    expect(seen.again("a")).toBe(true)
+    expect(seen.again("b")).toBe(false)
+    expect(seen.again("b")).toBe(true)
+  })
+
+  test("a key is forgotten once another takes its slot", () => {
+    const seen = makeSeenBefore(1)
+    expect(seen.again("a")).toBe(false)
+    expect(seen.again("b")).toBe(false)
+    expect(seen.again("a")).toBe(false)
+    expect(seen.again("a")).toBe(true)
+  })
+
+  test("keys that differ in one character are told apart; the last slots' worth are remembered", () => {
+    const slots = 4096
+    const seen = makeSeenBefore(slots)
+    const ids = Array.from({ length: 1000 }, (_, i) => `0190b6c4-8f1e-7000-8000-${String(i).padStart(12, "0")}`)
+    for (const id of ids) expect(seen.again(id)).toBe(false)
+    // 1,000 keys in 4,096 slots: most keep their slot. A key pushed out by a later one of its slot
+    // is looked at again as new, and pushes that one out in turn: about 770 of 1,000 answer "seen"
+    // with a uniform hash (random UUIDs), far fewer with one that crowds alike keys together.
+    const remembered = ids.filter((id) => seen.again(id)).length
+    expect(remembered).toBeGreaterThan(700)
+    // Keys never looked at are not taken as seen.
+    const fresh = Array.from({ length: 1000 }, (_, i) => `0190b6c4-8f1e-7000-8000-${String(i + 5000).padStart(12, "0")}`)
+    expect(fresh.filter((id) => seen.again(id)).length).toBe(0)
+  })
+})
+
+describe("renders kept from the second read", () => {
+  test("a record read once is rendered and not kept; read again, it is kept at its revision", () => {
+    const renders = makeRevisionRenders(8)
+    let made = 0
+    const text = () => {
+      made++
+      return `{"n":${made}}`
+    }
+    const first = renders.json("r1", 0, text)
+    expect(new TextDecoder().decode(first)).toBe('{"n":1}')
+    expect(renders.kept("r1", 0)).toBeUndefined()
+    const second = renders.json("r1", 0, text)
+    expect(made).toBe(2)
+    expect(renders.kept("r1", 0)).toBe(second)
+    expect(renders.json("r1", 0, text)).toBe(second)
+    expect(made).toBe(2)
+  })
+
+  test("a record kept is kept again at its next revision on its first read there", () => {
+    const renders = makeRevisionRenders(8)
+    renders.json("r1", 0, () => "a")
+    renders.json("r1", 0, () => "a")
+    const next = renders.json("r1", 1, () => "b")
+    expect(renders.kept("r1", 1)).toBe(next)
+    expect(renders.kept("r1", 0)).toBeUndefined()
+  })
+
+  test("a first page's held renders start on its second read", () => {
+    const renders = makeRevisionRenders(8)
+    const held = renders.held(undefined)
+    if (held === undefined) throw new Error("a first page holds renders")
+    for (const id of ["a", "b"]) renders.json(id, 3, () => id)
+    expect([held("a", 3), held("b", 3)]).toEqual([undefined, undefined])
+    for (const id of ["a", "b"]) renders.json(id, 3, () => id)
+    expect(held("a", 3)).toBeDefined()
+    expect(held("b", 3)).toBeDefined()
+    expect(renders.held("token")).toBeUndefined()
+  })
+})
