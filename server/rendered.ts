@@ -76,8 +76,8 @@ export interface RevisionRenders {
    * Keeps `text` as the render of record `id` at `revision` and `salt`, if `id` was read lately
    * (one of about `4 × capacity` ids) or a render of it is kept; answers its bytes. A render
    * kept on a record's first read outlived the engine's young collections and was freed only by
-   * a full one: under random reads of 100,000 encounters, 2.4 times as many full collections and
-   * a peak 8 MiB higher (bench/RESULTS.md, "Renders kept from the second read").
+   * a full one: under random reads of 100,000 encounters, 36 to 41 full collections in 10 s
+   * against 16, and a peak 12 MiB higher (bench/RESULTS.md, "Renders kept from the second read").
    */
   readonly keep: (id: string, revision: number, text: string, salt?: string) => Uint8Array<ArrayBuffer>
   /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now and kept. */
