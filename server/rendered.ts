@@ -7,8 +7,8 @@ import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type Li
  * Renders kept per shape: the most recently read encounters (a page of 100 is 100 of them; each
  * render is 2 to 3 KB of text, so some 3 MB when full), each from its second read. What recurs is
  * a list's first pages, of each workspace, and an encounter being worked; a random read misses,
- * and a miss costs one map lookup and a fingerprint. At 256, the first pages of three workspaces (300 renders) pushed one another out between
- * two reads of each: the 3-workspace mixed soak ran at 2,000 requests a second peaking at 168 to
+ * and a miss costs one map lookup and a fingerprint. At 256, the first pages of three workspaces
+ * (300 renders) pushed one another out between two reads of each: the 3-workspace mixed soak ran at 2,000 requests a second peaking at 168 to
  * 172 MiB, against 2,436 to 2,506 and 145 to 152 at 1,024 (bench/RESULTS.md, "Renders kept for
  * several workspaces' first pages").
  */
@@ -80,7 +80,7 @@ export interface RevisionRenders {
    * against 16, and a peak 12 MiB higher (bench/RESULTS.md, "Renders kept from the second read").
    */
   readonly keep: (id: string, revision: number, text: string, salt?: string) => Uint8Array<ArrayBuffer>
-  /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now and kept. */
+  /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now (and kept as `keep` says). */
   readonly json: (id: string, revision: number, text: () => string, salt?: string) => Uint8Array<ArrayBuffer>
   /**
    * The renders kept with `salt`, as what a read of a list's first page holds (`HeldRecords`): the
