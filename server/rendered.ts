@@ -8,9 +8,9 @@ import { type EncounterWithClaim, type HeldEncounters, isKnownEncounter, type Li
  * render is 2 to 3 KB of text, so some 3 MB when full), each from its second read. What recurs is
  * a list's first pages, of each workspace, and an encounter being worked; a random read misses,
  * and a miss costs one map lookup and a fingerprint. At 256, the first pages of three workspaces
- * (300 renders) pushed one another out between two reads of each: the 3-workspace mixed soak ran at 2,000 requests a second peaking at 168 to
- * 172 MiB, against 2,436 to 2,506 and 145 to 152 at 1,024 (bench/RESULTS.md, "Renders kept for
- * several workspaces' first pages").
+ * (300 renders) pushed one another out between two reads of each: the 3-workspace mixed soak ran
+ * at 2,000 requests a second peaking at 168 to 172 MiB, against 2,436 to 2,506 and 145 to 152 at
+ * 1,024 (bench/RESULTS.md, "Renders kept for several workspaces' first pages").
  */
 export const RENDERS_KEPT = 1024
 
