@@ -40,6 +40,8 @@ export interface RenderCache {
   readonly held: (pageToken: string | undefined, salt?: string) => HeldEncounters<Uint8Array<ArrayBuffer>> | undefined
   /** The render of an item of a page read with `held`: the render it carries, else its row's (`json`). */
   readonly item: (item: ListedEncounter<Uint8Array<ArrayBuffer>>, salt?: string) => Uint8Array<ArrayBuffer>
+  /** How many renders were answered and not kept so far (`RevisionRenders.unkept`). */
+  readonly unkept: () => number
 }
 
 /**
@@ -58,13 +60,14 @@ export const makeRenderCache = (capacity: number, render: (row: EncounterWithCla
   const renders = makeRevisionRenders(capacity)
   const json = (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
     const revision = row.revision
-    if (revision === undefined) return utf8.encode(render(row, salt))
+    if (revision === undefined) return renders.unkeptBytes(render(row, salt))
     return renders.kept(row.encounter.id, revision, salt) ?? renders.keep(row.encounter.id, revision, render(row, salt), salt)
   }
   return {
     json,
     held: renders.held,
-    item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt))
+    item: (item, salt) => (isKnownEncounter(item) ? item.value : json(item, salt)),
+    unkept: renders.unkept
   }
 }
 
@@ -88,6 +91,13 @@ export interface RevisionRenders {
    * further in holds nothing (see `RenderCache.held`).
    */
   readonly held: (pageToken: string | undefined, salt?: string) => HeldRecords<Uint8Array<ArrayBuffer>> | undefined
+  /**
+   * How many renders were answered and not kept so far (`keep` not admitting them, `unkeptBytes`):
+   * a page assembler given it remembers no page made of one (`makePageAssembler`).
+   */
+  readonly unkept: () => number
+  /** `text` as UTF-8, counted as a render answered and not kept. */
+  readonly unkeptBytes: (text: string) => Uint8Array<ArrayBuffer>
 }
 
 /**
@@ -101,6 +111,7 @@ export const makeRevisionRenders = (capacity: number): RevisionRenders => {
   const renders = makeBoundedMap<string, Rendered>(capacity)
   // A record is kept from its second read on (or, kept before, at its new revision): see `RevisionRenders.keep`.
   const seen = makeSeenBefore(capacity * 4)
+  let unkept = 0
   const kept = (id: string, revision: number, salt = ""): Uint8Array<ArrayBuffer> | undefined => {
     const known = renders.get(id)
     if (known === undefined || known.revision !== revision || known.salt !== salt) return undefined
@@ -110,12 +121,18 @@ export const makeRevisionRenders = (capacity: number): RevisionRenders => {
   const keep = (id: string, revision: number, text: string, salt = ""): Uint8Array<ArrayBuffer> => {
     const json = utf8.encode(text)
     if (renders.get(id) !== undefined || seen.again(id)) renders.set(id, { revision, salt, json })
+    else unkept++
     return json
   }
   return {
     kept,
     keep,
     json: (id, revision, text, salt = "") => kept(id, revision, salt) ?? keep(id, revision, text(), salt),
-    held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt))
+    held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt)),
+    unkept: () => unkept,
+    unkeptBytes: (text) => {
+      unkept++
+      return utf8.encode(text)
+    }
   }
 }

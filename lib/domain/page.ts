@@ -63,7 +63,7 @@ const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) 
   const recent: Array<Assembled> = []
   const same = (a: Assembled, items: ReadonlyArray<unknown>, tokens: string): boolean =>
     a.tokens === tokens && a.items.length === items.length && a.items.every((item, i) => item === items[i])
-  return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => B): B | Blob => {
+  return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => B, remember = true): B | Blob => {
     const tokens = JSON.stringify([page.next_page_token, page.prev_page_token])
     const found = recent.findIndex((a) => same(a, items, tokens))
     if (found >= 0) {
@@ -73,6 +73,7 @@ const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) 
       return hit.body
     }
     const body = make()
+    if (!remember) return body
     recent.unshift({ items, tokens, body })
     if (recent.length > slots) recent.pop()
     return body
@@ -83,12 +84,17 @@ const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) 
  * `pageBytes` that answers the same page again (as a `Blob`, `recentPages`) when every item's bytes
  * are the same object as in one of the last `slots` pages it assembled (renders kept per revision
  * are), and the tokens are the same. Items whose bytes are made anew each time never match.
+ * `unkept` counts the items' bytes made and not kept (`RevisionRenders.unkept`): a page that made
+ * one is answered and not remembered, since it can never be answered again. Remembered, such a
+ * page (some 250 KB) outlived a young collection and waited for a full one: under mixed traffic,
+ * where creates change a list's first page many times a second, most pages were.
  */
-export const makePageAssembler = (slots: number) => {
+export const makePageAssembler = (slots: number, unkept?: () => number) => {
   const recall = recentPages<Uint8Array<ArrayBuffer>>(slots)
   return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> | Blob => {
+    const before = unkept?.()
     const items = page.items.map(itemBytes)
-    return recall(items, page, () => spliced(items, page))
+    return recall(items, page, () => spliced(items, page), before === unkept?.())
   }
 }
 

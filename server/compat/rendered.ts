@@ -13,7 +13,7 @@ export const compatRenders = makeRenderCache(RENDERS_KEPT, (row, baseUrl) => JSO
 /** The compat JSON of one encounter (`compatRenders.json`). */
 export const compatJson = (row: EncounterWithClaim, baseUrl: string): Uint8Array<ArrayBuffer> => compatRenders.json(row, baseUrl)
 
-const compatPages = makePageAssembler(PAGES_KEPT)
+const compatPages = makePageAssembler(PAGES_KEPT, compatRenders.unkept)
 
 /** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page (the same page answered again as a blob, `makePageAssembler`). */
 export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Uint8Array<ArrayBuffer> | Blob =>

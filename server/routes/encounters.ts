@@ -71,7 +71,7 @@ const ListQuery = Schema.Struct({
 
 /** The JSON of one normalized encounter, `JSON.stringify(toEncounter(row))`, rendered once per version (see `server/rendered.ts`). */
 const encounterRenders = makeRenderCache(RENDERS_KEPT, (row) => JSON.stringify(toEncounter(row)))
-const encounterPages = makePageAssembler(PAGES_KEPT)
+const encounterPages = makePageAssembler(PAGES_KEPT, encounterRenders.unkept)
 
 const listDoc = (path: string) =>
   ({

@@ -22,7 +22,7 @@ const TaskPage = Page(Task).annotations({ identifier: "TaskPage" })
  * again for the same page, `makePageAssembler`).
  */
 const taskRenders = makeRevisionRenders(RENDERS_KEPT)
-const taskPages = makePageAssembler(PAGES_KEPT)
+const taskPages = makePageAssembler(PAGES_KEPT, taskRenders.unkept)
 
 const TaskListQuery = Schema.Struct({
   status: Schema.optional(Schema.String.annotations({ jsonSchema: { type: "string", enum: ["open", "in_progress", "done", "wont_do"] } })),

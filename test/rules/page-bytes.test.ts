@@ -59,6 +59,23 @@ describe("a page as UTF-8 JSON", () => {
     expect(await text(pages(pageOf(items.slice(0, 1)), asIs))).toBe(JSON.stringify({ items: [{ id: 1, rev: 1 }], next_page_token: null, prev_page_token: null }))
   })
 
+  test("a page that made an item's bytes and kept them not is answered and not remembered", async () => {
+    let unkept = 0
+    const pages = makePageAssembler(4, () => unkept)
+    const items = renders({ id: 1 }, { id: 2 })
+    // The second item's bytes made now and not kept: the page is right, and not remembered.
+    const made = (item: Uint8Array) => {
+      if (item === items[1]) unkept++
+      return item
+    }
+    const first = pages(pageOf(items), made)
+    expect(await text(first)).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }], next_page_token: null, prev_page_token: null }))
+    expect(pages(pageOf([...items]), asIs)).toBeInstanceOf(Uint8Array)
+    // Made of kept bytes alone, it is remembered: the next read is the blob.
+    expect(pages(pageOf([...items]), asIs)).toBeInstanceOf(Blob)
+    expect(pages(pageOf([...items]), made)).toBeInstanceOf(Blob)
+  })
+
   test("it remembers the last `slots` pages, the most recently answered kept longest", async () => {
     const pages = makePageAssembler(2)
     const a = renders({ a: 1 })
