@@ -53,8 +53,8 @@ import { fullGC } from "bun:jsc"
  * its parsed interchange, the claims it names, its plan; `lib/large-work.ts`), the pacer collects
  * nothing, a second at a time. A collection then marks the job's objects and frees none of them:
  * during 835s of 1,000 claims, full collections paused every request 25 to 34 ms and young ones 4
- * to 13 ms, several in a row; the full collection due is made on the first tick after the job, when what it held is
- * garbage (bench/RESULTS.md, "Collections held during imports").
+ * to 13 ms, several in a row; the full collection due is made on the first tick after the job,
+ * when what it held is garbage (bench/RESULTS.md, "Collections held during imports").
  */
 export interface HeapPacerOptions {
   /**
