@@ -53,8 +53,8 @@ export interface RenderCache {
  * rendered each time.
  *
  * Renders are kept as UTF-8, as they are sent: an answer made of them (a page is a hundred) is
- * one copy of their bytes (`pageBytes`), not a joined string that is copied again and transcoded
- * when the response is written.
+ * one copy of their bytes into a blob the response shares (`makePageAssembler`), not a joined
+ * string that is copied again and transcoded when the response is written.
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string): RenderCache => {
   const renders = makeRevisionRenders(capacity)

@@ -26,10 +26,14 @@ const COMMA = utf8.encode(",")
  */
 export const pageBytes = <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> => spliced(page.items.map(itemBytes), page)
 
+/** What follows a page's items in its JSON: both tokens and the closing brace. */
+const tail = (tokens: Omit<Page<unknown>, "items">): string =>
+  `],"next_page_token":${JSON.stringify(tokens.next_page_token)},"prev_page_token":${JSON.stringify(tokens.prev_page_token)}}`
+
 /** The page's JSON with `items`, each one's bytes, spliced in (`pageBytes`). */
 const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "items">): Uint8Array<ArrayBuffer> => {
-  const tail = utf8.encode(`],"next_page_token":${JSON.stringify(tokens.next_page_token)},"prev_page_token":${JSON.stringify(tokens.prev_page_token)}}`)
-  let length = ITEMS.length + Math.max(0, items.length - 1) + tail.length
+  const end = utf8.encode(tail(tokens))
+  let length = ITEMS.length + Math.max(0, items.length - 1) + end.length
   for (const item of items) length += item.length
   const out = new Uint8Array(length)
   out.set(ITEMS, 0)
@@ -39,8 +43,23 @@ const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "
     out.set(item, at)
     at += item.length
   })
-  out.set(tail, at)
+  out.set(end, at)
   return out
+}
+
+/**
+ * The page's JSON with `items` spliced in, as a `Blob`: its bytes are copied once, from the items'
+ * own bytes into the blob, which a response then shares. The same page as a `Uint8Array`
+ * (`pageBytes`) is copied again by the response: two buffers of some 250 KB per page instead of one.
+ */
+const splicedBlob = (items: ReadonlyArray<Uint8Array<ArrayBuffer>>, tokens: Omit<Page<unknown>, "items">): Blob => {
+  const parts: Array<Uint8Array<ArrayBuffer> | string> = [ITEMS]
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA)
+    parts.push(item)
+  })
+  parts.push(tail(tokens))
+  return new Blob(parts)
 }
 
 /**
@@ -48,12 +67,12 @@ const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "
  * objects in the same order with the same tokens make the same bytes, so the remembered page is
  * answered again instead of a new one (`make`). A first page read over and over (a list polled,
  * the console's first view, the event feed's head) then costs no new buffer per answer, which the
- * engine frees only when it collects. It is answered again as one `Blob` of it, made on its first
- * repeat: a response made of a blob shares its bytes, where one made of a `Uint8Array` copies them.
+ * engine frees only when it collects. A page made as text is answered again as one `Blob` of it,
+ * made on its first repeat: a response made of a blob shares its bytes.
  * Objects made anew on each read never match; a miss costs a comparison of first items. What
  * `make` answers is read-only once answered.
  */
-const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) => {
+const recentPages = <B extends Blob | string>(slots: number) => {
   interface Assembled {
     readonly items: ReadonlyArray<unknown>
     /** Both tokens, as one key. */
@@ -81,7 +100,8 @@ const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) 
 }
 
 /**
- * `pageBytes` that answers the same page again (as a `Blob`, `recentPages`) when every item's bytes
+ * Pages spliced from their items' bytes, each made once as a `Blob` (one copy of the bytes, which
+ * the response shares), and the same blob answered again (`recentPages`) when every item's bytes
  * are the same object as in one of the last `slots` pages it assembled (renders kept per revision
  * are), and the tokens are the same. Items whose bytes are made anew each time never match.
  * `unkept` counts the items' bytes made and not kept (`RevisionRenders.unkept`): a page that made
@@ -90,11 +110,11 @@ const recentPages = <B extends Uint8Array<ArrayBuffer> | string>(slots: number) 
  * where creates change a list's first page many times a second, most pages were.
  */
 export const makePageAssembler = (slots: number, unkept?: () => number) => {
-  const recall = recentPages<Uint8Array<ArrayBuffer>>(slots)
-  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array): Uint8Array<ArrayBuffer> | Blob => {
+  const recall = recentPages<Blob>(slots)
+  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array<ArrayBuffer>): Blob => {
     const before = unkept?.()
     const items = page.items.map(itemBytes)
-    return recall(items, page, () => spliced(items, page), before === unkept?.())
+    return recall(items, page, () => splicedBlob(items, page), before === unkept?.())
   }
 }
 

@@ -16,5 +16,5 @@ export const compatJson = (row: EncounterWithClaim, baseUrl: string): Uint8Array
 const compatPages = makePageAssembler(PAGES_KEPT, compatRenders.unkept)
 
 /** A page of compat encounters as UTF-8 JSON: the items' renders (kept, or made now) spliced into the page (the same page answered again as a blob, `makePageAssembler`). */
-export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Uint8Array<ArrayBuffer> | Blob =>
+export const compatPageJson = (page: Page<ListedEncounter<Uint8Array<ArrayBuffer>>>, baseUrl: string): Blob =>
   compatPages(page, (item) => compatRenders.item(item, baseUrl))
