@@ -25,10 +25,17 @@ interface Rendered {
 
 const utf8 = new TextEncoder()
 
+/**
+ * A render as answered: the kept one's UTF-8 bytes, or the text of one made now and not kept. A
+ * response sends text as it is, encoding it once as it writes; bytes encoded first would be
+ * copied again by the response (`new Response(bytes)` copies, so the bytes must not change after).
+ */
+export type Render = Uint8Array<ArrayBuffer> | string
+
 /** The renders of one shape of encounters, kept per revision (`makeRenderCache`). */
 export interface RenderCache {
   /** The render of `row`: the one kept for its id at its revision and `salt`, else made now and kept. */
-  readonly json: (row: EncounterWithClaim, salt?: string) => Uint8Array<ArrayBuffer>
+  readonly json: (row: EncounterWithClaim, salt?: string) => Render
   /**
    * The renders kept with `salt`, as what a read of a list's first page holds (`HeldEncounters`):
    * the page then reads only the rows of the encounters whose render is not kept at their
@@ -39,7 +46,7 @@ export interface RenderCache {
    */
   readonly held: (pageToken: string | undefined, salt?: string) => HeldEncounters<Uint8Array<ArrayBuffer>> | undefined
   /** The render of an item of a page read with `held`: the render it carries, else its row's (`json`). */
-  readonly item: (item: ListedEncounter<Uint8Array<ArrayBuffer>>, salt?: string) => Uint8Array<ArrayBuffer>
+  readonly item: (item: ListedEncounter<Uint8Array<ArrayBuffer>>, salt?: string) => Render
   /** How many renders were answered and not kept so far (`RevisionRenders.unkept`). */
   readonly unkept: () => number
 }
@@ -58,9 +65,9 @@ export interface RenderCache {
  */
 export const makeRenderCache = (capacity: number, render: (row: EncounterWithClaim, salt: string) => string): RenderCache => {
   const renders = makeRevisionRenders(capacity)
-  const json = (row: EncounterWithClaim, salt = ""): Uint8Array<ArrayBuffer> => {
+  const json = (row: EncounterWithClaim, salt = ""): Render => {
     const revision = row.revision
-    if (revision === undefined) return renders.unkeptBytes(render(row, salt))
+    if (revision === undefined) return renders.unkeptText(render(row, salt))
     return renders.kept(row.encounter.id, revision, salt) ?? renders.keep(row.encounter.id, revision, render(row, salt), salt)
   }
   return {
@@ -81,10 +88,11 @@ export interface RevisionRenders {
    * kept on a record's first read outlived the engine's young collections and was freed only by
    * a full one: under random reads of 100,000 encounters, 36 to 41 full collections in 10 s
    * against 16, and a peak 12 MiB higher (bench/RESULTS.md, "Renders kept from the second read").
+   * A render not kept is answered as `text` itself.
    */
-  readonly keep: (id: string, revision: number, text: string, salt?: string) => Uint8Array<ArrayBuffer>
+  readonly keep: (id: string, revision: number, text: string, salt?: string) => Render
   /** The render of record `id` at `revision` and `salt`: the one kept, else `text()` made now (and kept as `keep` says). */
-  readonly json: (id: string, revision: number, text: () => string, salt?: string) => Uint8Array<ArrayBuffer>
+  readonly json: (id: string, revision: number, text: () => string, salt?: string) => Render
   /**
    * The renders kept with `salt`, as what a read of a list's first page holds (`HeldRecords`): the
    * page then reads the rows of only the records whose render is not kept at their revision. A page
@@ -92,12 +100,12 @@ export interface RevisionRenders {
    */
   readonly held: (pageToken: string | undefined, salt?: string) => HeldRecords<Uint8Array<ArrayBuffer>> | undefined
   /**
-   * How many renders were answered and not kept so far (`keep` not admitting them, `unkeptBytes`):
+   * How many renders were answered and not kept so far (`keep` not admitting them, `unkeptText`):
    * a page assembler given it remembers no page made of one (`makePageAssembler`).
    */
   readonly unkept: () => number
-  /** `text` as UTF-8, counted as a render answered and not kept. */
-  readonly unkeptBytes: (text: string) => Uint8Array<ArrayBuffer>
+  /** `text`, counted as a render answered and not kept. */
+  readonly unkeptText: (text: string) => string
 }
 
 /**
@@ -118,10 +126,13 @@ export const makeRevisionRenders = (capacity: number): RevisionRenders => {
     renders.set(id, known)
     return known.json
   }
-  const keep = (id: string, revision: number, text: string, salt = ""): Uint8Array<ArrayBuffer> => {
+  const keep = (id: string, revision: number, text: string, salt = ""): Render => {
+    if (renders.get(id) === undefined && !seen.again(id)) {
+      unkept++
+      return text
+    }
     const json = utf8.encode(text)
-    if (renders.get(id) !== undefined || seen.again(id)) renders.set(id, { revision, salt, json })
-    else unkept++
+    renders.set(id, { revision, salt, json })
     return json
   }
   return {
@@ -130,9 +141,9 @@ export const makeRevisionRenders = (capacity: number): RevisionRenders => {
     json: (id, revision, text, salt = "") => kept(id, revision, salt) ?? keep(id, revision, text(), salt),
     held: (pageToken, salt = "") => (pageToken !== undefined ? undefined : (id, revision) => kept(id, revision, salt)),
     unkept: () => unkept,
-    unkeptBytes: (text) => {
+    unkeptText: (text) => {
       unkept++
-      return utf8.encode(text)
+      return text
     }
   }
 }

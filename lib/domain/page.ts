@@ -48,11 +48,12 @@ const spliced = (items: ReadonlyArray<Uint8Array>, tokens: Omit<Page<unknown>, "
 }
 
 /**
- * The page's JSON with `items` spliced in, as a `Blob`: its bytes are copied once, from the items'
- * own bytes into the blob, which a response then shares. The same page as a `Uint8Array`
+ * The page's JSON with `items` (each its UTF-8 bytes, or its text) spliced in, as a `Blob`: its
+ * bytes are copied once, from the items' own bytes (text encoded) into the blob, which a response
+ * then shares. The same page as a `Uint8Array`
  * (`pageBytes`) is copied again by the response: two buffers of some 250 KB per page instead of one.
  */
-const splicedBlob = (items: ReadonlyArray<Uint8Array<ArrayBuffer>>, tokens: Omit<Page<unknown>, "items">): Blob => {
+const splicedBlob = (items: ReadonlyArray<Uint8Array<ArrayBuffer> | string>, tokens: Omit<Page<unknown>, "items">): Blob => {
   const parts: Array<Uint8Array<ArrayBuffer> | string> = [ITEMS]
   items.forEach((item, i) => {
     if (i > 0) parts.push(COMMA)
@@ -111,7 +112,7 @@ const recentPages = <B extends Blob | string>(slots: number) => {
  */
 export const makePageAssembler = (slots: number, unkept?: () => number) => {
   const recall = recentPages<Blob>(slots)
-  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array<ArrayBuffer>): Blob => {
+  return <A>(page: Page<A>, itemBytes: (a: A) => Uint8Array<ArrayBuffer> | string): Blob => {
     const before = unkept?.()
     const items = page.items.map(itemBytes)
     return recall(items, page, () => splicedBlob(items, page), before === unkept?.())

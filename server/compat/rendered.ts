@@ -1,6 +1,6 @@
 import type { EncounterWithClaim, ListedEncounter } from "../../lib/domain/encounter.js"
 import { makePageAssembler, type Page } from "../../lib/domain/page.js"
-import { makeRenderCache, PAGES_KEPT, RENDERS_KEPT } from "../rendered.js"
+import { makeRenderCache, PAGES_KEPT, type Render, RENDERS_KEPT } from "../rendered.js"
 import { toCompatEncounter } from "./encounter.js"
 
 /**
@@ -11,7 +11,7 @@ import { toCompatEncounter } from "./encounter.js"
 export const compatRenders = makeRenderCache(RENDERS_KEPT, (row, baseUrl) => JSON.stringify(toCompatEncounter(row, baseUrl)))
 
 /** The compat JSON of one encounter (`compatRenders.json`). */
-export const compatJson = (row: EncounterWithClaim, baseUrl: string): Uint8Array<ArrayBuffer> => compatRenders.json(row, baseUrl)
+export const compatJson = (row: EncounterWithClaim, baseUrl: string): Render => compatRenders.json(row, baseUrl)
 
 const compatPages = makePageAssembler(PAGES_KEPT, compatRenders.unkept)
 

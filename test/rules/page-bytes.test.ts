@@ -48,6 +48,17 @@ describe("a page as UTF-8 JSON", () => {
     )
   })
 
+  test("items answered as text (renders made now and not kept) are spliced in beside bytes, encoded as UTF-8", async () => {
+    const pages = makePageAssembler(2)
+    const values = [{ id: "é😀", s: 'q"\\' }, { id: 2 }, { id: "\u2028" }]
+    const [kept] = renders(values[0])
+    const items: ReadonlyArray<Uint8Array<ArrayBuffer> | string> = [kept!, JSON.stringify(values[1]), JSON.stringify(values[2])]
+    const page = pages({ items, next_page_token: null, prev_page_token: "p" }, (item) => item)
+    expect(page).toBeInstanceOf(Blob)
+    expect(await text(page)).toBe(JSON.stringify({ items: values, next_page_token: null, prev_page_token: "p" }))
+    expect(page.size).toBe(utf8.encode(JSON.stringify({ items: values, next_page_token: null, prev_page_token: "p" })).length)
+  })
+
   test("equal bytes in another object (a new render, a new revision) are assembled again", async () => {
     const pages = makePageAssembler(4)
     const items = renders({ id: 1, rev: 1 }, { id: 2 })

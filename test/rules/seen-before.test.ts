@@ -58,7 +58,7 @@ describe("seen before", () => {
 })
 
 describe("renders kept from the second read", () => {
-  test("a record read once is rendered and not kept; read again, it is kept at its revision", () => {
+  test("a record read once is rendered and not kept (answered as its text); read again, it is kept at its revision (as UTF-8)", () => {
     const renders = makeRevisionRenders(8)
     let made = 0
     const text = () => {
@@ -66,10 +66,12 @@ describe("renders kept from the second read", () => {
       return `{"n":${made}}`
     }
     const first = renders.json("r1", 0, text)
-    expect(new TextDecoder().decode(first)).toBe('{"n":1}')
+    expect(first).toBe('{"n":1}')
     expect(renders.kept("r1", 0)).toBeUndefined()
     expect(renders.unkept()).toBe(1)
     const second = renders.json("r1", 0, text)
+    if (typeof second === "string") throw new Error("a render kept is its UTF-8 bytes")
+    expect(new TextDecoder().decode(second)).toBe('{"n":2}')
     expect(made).toBe(2)
     expect(renders.unkept()).toBe(1)
     expect(renders.kept("r1", 0)).toBe(second)
@@ -82,7 +84,8 @@ describe("renders kept from the second read", () => {
     renders.json("r1", 0, () => "a")
     renders.json("r1", 0, () => "a")
     const next = renders.json("r1", 1, () => "b")
-    expect(renders.kept("r1", 1)).toBe(next)
+    expect(next).toBeInstanceOf(Uint8Array)
+    expect(renders.kept("r1", 1)).toBe(next as Uint8Array<ArrayBuffer>)
     expect(renders.kept("r1", 0)).toBeUndefined()
   })
 
