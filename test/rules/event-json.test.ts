@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Either } from "effect"
 import fc from "fast-check"
-import { eventJson, eventPageJson, parseFeedEvent, PayloadJson, type StoredEvent, toEvent, toFeedEvent } from "../../lib/domain/event.js"
+import { compactFeedEvent, eventJson, eventPageJson, parseFeedEvent, PayloadJson, type StoredEvent, toEvent, toFeedEvent } from "../../lib/domain/event.js"
 import { EventId, WorkspaceId } from "../../lib/domain/ids.js"
 
 /** Any text a payload may carry: full Unicode, lone surrogates, quotes, backslashes and control characters. */
@@ -41,6 +41,17 @@ describe("an event's JSON spliced from its stored payload text", () => {
         // Again, from the envelopes kept for these objects; and each event alone from them.
         expect(eventPageJson(page)).toBe(expected)
         page.items.forEach((e, i) => expect(eventJson(e)).toBe(JSON.stringify(toEvent(events[i]!))))
+      })
+    )
+  })
+
+  test("an event as an adapter keeps it (compactFeedEvent) is the same event, and reads the same, in its workspace or another", () => {
+    fc.assert(
+      fc.property(storedEvent, fc.boolean(), fc.boolean(), (e, sameTime, sameWorkspace) => {
+        const feed = toFeedEvent(sameTime ? { ...e, timestamp: e.created_at } : e)
+        const kept = compactFeedEvent(feed, sameWorkspace ? `${feed.workspace_id}` : "another workspace")
+        expect(kept).toEqual(feed)
+        expect(eventJson(kept)).toBe(JSON.stringify(toEvent(parseFeedEvent(feed).pipe(Either.getOrThrow))))
       })
     )
   })

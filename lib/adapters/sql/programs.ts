@@ -1,6 +1,6 @@
 import { Either, Option, Schema } from "effect"
 import { EncounterRecord, type EncounterWithClaim, fromEncounterRow, type HeldEncounters, type ListedEncounter } from "../../domain/encounter.js"
-import { type FeedEvent, recordedAt } from "../../domain/event.js"
+import { compactFeedEvent, type FeedEvent, recordedAt } from "../../domain/event.js"
 import { ClaimId, EncounterId } from "../../domain/ids.js"
 import { byReceipt, REMITTANCES_SHOWN, type RemittanceRecord } from "../../domain/remittance.js"
 import type { KeyWithWorkspace } from "../../domain/workspace.js"
@@ -254,7 +254,7 @@ export const reads = {
       hit.push(e)
     }
     if (hit.length === seqs.length) return hit
-    const found = yield* many(S.eventPage(ws, q), (r) => S.eventFeedCodec.decode(r))
+    const found = yield* many(S.eventPage(ws, q), (r) => compactFeedEvent(S.eventFeedCodec.decode(r), ws))
     for (const e of found) cache.keep(e.seq, e)
     return found
   },
