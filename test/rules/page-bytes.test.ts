@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { makeItemPageAssembler, makePageAssembler, type Page, pageBytes } from "../../lib/domain/page.js"
+import { makeItemPageAssembler, makePageAssembler, type Page } from "../../lib/domain/page.js"
 
 const utf8 = new TextEncoder()
 /** The text of a page as answered: bytes, text, or a blob of its bytes. */
@@ -16,12 +16,12 @@ const pageOf = (items: ReadonlyArray<Uint8Array<ArrayBuffer>>, next: string | nu
 const asIs = (item: Uint8Array<ArrayBuffer>) => item
 
 describe("a page as UTF-8 JSON", () => {
-  test("pageBytes is JSON.stringify of the page, items spliced; an empty page too", async () => {
+  test("a page is JSON.stringify of the page, items spliced; an empty page too", async () => {
     const items = [{ id: "a", n: 1 }, { id: "é", s: 'q"\\' }, { id: "😀" }]
-    expect(await text(pageBytes(pageOf(renders(...items), "n1", null), asIs))).toBe(
+    expect(await text(makePageAssembler(1)(pageOf(renders(...items), "n1", null), asIs))).toBe(
       JSON.stringify({ items, next_page_token: "n1", prev_page_token: null })
     )
-    expect(await text(pageBytes(pageOf([]), asIs))).toBe(JSON.stringify({ items: [], next_page_token: null, prev_page_token: null }))
+    expect(await text(makePageAssembler(1)(pageOf([]), asIs))).toBe(JSON.stringify({ items: [], next_page_token: null, prev_page_token: null }))
   })
 
   test("the assembler makes a page as one blob and answers that blob again for the same item bytes and tokens, with the right bytes every time", async () => {
@@ -29,7 +29,7 @@ describe("a page as UTF-8 JSON", () => {
     const items = renders({ id: 1 }, { id: 2 }, { id: "é" })
     const first = pages(pageOf(items, "t"), asIs)
     expect(first).toBeInstanceOf(Blob)
-    expect(await text(first)).toBe(await text(pageBytes(pageOf(items, "t"), asIs)))
+    expect(await text(first)).toBe(JSON.stringify({ items: [{ id: 1 }, { id: 2 }, { id: "é" }], next_page_token: "t", prev_page_token: null }))
     // The blob holds a copy: bytes changed after the page was made do not change it.
     const scratch = renders({ id: 9 })
     const copied = pages(pageOf(scratch), asIs)
