@@ -5,7 +5,7 @@
  * Markdown profile to the temp folder). With --syscalls, the server runs without the profiler and
  * `strace -f -c` counts its system calls while wrk runs instead, per request.
  *
- *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay|tasks
+ *   bun bench/profile.ts --scenario events|events-follow|list|read|read-random|read-one|compat-list|compat-read|status|create|create-unique|replay|tasks|mixed
  *                        [--duration 10] [--connections 32] [--seed 1000] [--top 40] [--keep] [--syscalls]
  */
 import { copyFileSync, readdirSync, readFileSync } from "node:fs"
@@ -15,7 +15,7 @@ import { parseArgs } from "node:util"
 import { validPayload } from "../test/support/payloads.js"
 import { type Phase, profileWindow } from "./cpu-profile.js"
 import { growPool } from "./claim-pool.js"
-import { encounterdWriteKey, latestClaims } from "./scenario-data.js"
+import { encounterdWriteKey, latestClaims, mixedSequence } from "./scenario-data.js"
 import { createEncounters, encounterdCommand, type FileRequest, scratch, shuffled, wrkRequestsFromFile } from "./support.js"
 
 const { values: flags } = parseArgs({
@@ -143,6 +143,15 @@ await work.run(async () => {
         const claims = await latestClaims(server.url, key, 200)
         const statuses = ["missing_information", "draft"]
         const lua = luaFor(claims.flatMap((c) => statuses.map((s) => ({ method: "POST", path: `/api/claims/${c}/status`, body: JSON.stringify({ status: s }) }))), writer)
+        return [{ method: "LUA", path: lua }]
+      }
+      // The load bench's mixed workload, one cycled sequence (random reads, list and feed pages,
+      // creates, claim moves), with a key that may move claims.
+      case "mixed": {
+        const writer = encounterdWriteKey(encounterdCommand(false, []), db)
+        const claims = await latestClaims(server.url, key, 200)
+        const sequence = mixedSequence(encounters, claims, (n) => JSON.stringify(validPayload(`prof-mixed-${n}`)), 20_000)
+        const lua = luaFor(sequence.map((r) => ({ method: r.method ?? "GET", path: r.path, ...(r.body === undefined ? {} : { body: r.body }) })), writer)
         return [{ method: "LUA", path: lua }]
       }
       // The work queue's first page over 3,000 open rejection tasks, as the load bench's task list.
