@@ -40,7 +40,7 @@ const presentedKey = (request: Request): string | undefined => {
 }
 
 /**
- * Text and blobs (a remembered page, whose bytes a response shares) as they are; bytes of their own
+ * Text and blobs (a page of renders, whose bytes a response shares) as they are; bytes of their own
  * buffer (an answer made as UTF-8) as they are; other bytes (a view into a larger or shared buffer,
  * as a stored X12 file may be) as a blob of exactly those bytes.
  */
