@@ -1,4 +1,3 @@
-import { edenGC } from "bun:jsc"
 import { randomUUID } from "node:crypto"
 import { Cause, Duration, Effect, Fiber, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import { FOLLOW_UP_SWEEP_MS, runFollowUpSweeper } from "../lib/rules/task-follow-ups.js"
@@ -15,7 +14,7 @@ import { largeWorkRunning } from "../lib/large-work.js"
 import { finishImports } from "../lib/rules/x12-import.js"
 import { type ServerConfig, withDefaults } from "../server/config.js"
 import { flushLog, log } from "../server/log.js"
-import { collectAndSweep, collectInFull, cpuTimeMs, giveBackWhenLarge, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
+import { collectAndSweep, collectInFull, collectYoung, cpuTimeMs, giveBackWhenLarge, heapUsed, makeHeapPacer, runHeapPacer } from "../server/heap-pacer.js"
 import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
@@ -118,7 +117,7 @@ export const serve = async (p: Parsed): Promise<never> => {
       collectIdle: collectAndSweep,
       onCollect: metrics.heapCollected,
       cpuTimeMs,
-      collectYoung: edenGC,
+      collectYoung,
       held: () => largeWorkRunning() > 0,
       onCollectYoung: metrics.heapYoungCollected
     })

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import { Either, Schema } from "effect"
+import { registerYoungMemo } from "../young-memos.js"
 import { FieldIssue, InvalidQuery } from "./errors.js"
 
 /** A page of a list: opaque cursors both ways, null at either end. */
@@ -48,7 +49,9 @@ const splicedBlob = (items: ReadonlyArray<Uint8Array<ArrayBuffer> | string>, tok
  * engine frees only when it collects. A page made as text is answered again as one `Blob` of it,
  * made on its first repeat: a response made of a blob shares its bytes.
  * Objects made anew on each read never match; a miss costs a comparison of first items. What
- * `make` answers is read-only once answered.
+ * `make` answers is read-only once answered. Pages are forgotten before each paced young collection
+ * (`registerYoungMemo`): a page replaced under creates then dies young instead of waiting for a
+ * full collection.
  */
 const recentPages = <B extends Blob | string>(slots: number) => {
   interface Assembled {
@@ -58,6 +61,9 @@ const recentPages = <B extends Blob | string>(slots: number) => {
     body: B | Blob
   }
   const recent: Array<Assembled> = []
+  registerYoungMemo(() => {
+    recent.length = 0
+  })
   const same = (a: Assembled, items: ReadonlyArray<unknown>, tokens: string): boolean =>
     a.tokens === tokens && a.items.length === items.length && a.items.every((item, i) => item === items[i])
   return (items: ReadonlyArray<unknown>, page: Omit<Page<unknown>, "items">, make: () => B, remember = true): B | Blob => {
