@@ -19,6 +19,7 @@ import { startServer } from "../server/server.js"
 import { makeServerMetrics } from "../server/server-metrics.js"
 import { type CommandSpec, int, type Parsed, str, UsageError } from "./args.js"
 import { consoleFlagSpecs, consoleLimits, trustedProxies } from "./console-flags.js"
+import { relaunchWithEngineSettings } from "./engine-settings.js"
 import { databaseLayer, describeDb, type StorageConfig, storageDefaults } from "./database.js"
 import { oidcFlagSpecs, oidcSettings } from "./oidc-flags.js"
 import { webhookFlagSpecs, webhookOptions } from "./webhook-flags.js"
@@ -89,6 +90,8 @@ export const serve = async (p: Parsed): Promise<never> => {
   const config = serveConfig(p)
   const storage = storageConfig(p)
   const webhooks = webhookOptions(p, storage.db)
+  // The flags are valid: start over under the engine settings before anything is opened or written.
+  relaunchWithEngineSettings()
   // One registry: the storage reports commits and fsyncs into the one /metrics shows.
   const metrics = makeServerMetrics()
   // The key is read (or made) once the database is open: a missing key file is made only while
