@@ -34,12 +34,18 @@ const isCompiled = (): boolean => typeof Bun !== "undefined" && (Bun.main.starts
 
 /**
  * Starts this program over with the missing engine settings, when some are missing and the
- * runtime can (Bun's `process.execve`); otherwise returns and the program runs as it is.
+ * runtime can (Bun's `process.execve`). Returns only when it does not start over: with the reason
+ * when the exec failed (the program then runs on without the settings), else undefined.
  */
-export const relaunchWithEngineSettings = (): void => {
+export const relaunchWithEngineSettings = (): string | undefined => {
   const missing = missingEngineSettings(process.env)
-  if (Object.keys(missing).length === 0) return
+  if (Object.keys(missing).length === 0) return undefined
   const execve = (process as unknown as { readonly execve?: Execve }).execve
-  if (typeof execve !== "function") return
-  execve.call(process, process.execPath, relaunchArgs(process, isCompiled()), { ...process.env, ...missing })
+  if (typeof execve !== "function") return undefined
+  try {
+    execve.call(process, process.execPath, relaunchArgs(process, isCompiled()), { ...process.env, ...missing })
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  }
+  return undefined
 }

@@ -91,7 +91,10 @@ export const serve = async (p: Parsed): Promise<never> => {
   const storage = storageConfig(p)
   const webhooks = webhookOptions(p, storage.db)
   // The flags are valid: start over under the engine settings before anything is opened or written.
-  relaunchWithEngineSettings()
+  const notRelaunched = relaunchWithEngineSettings()
+  if (notRelaunched !== undefined) {
+    log("warn", "could not start over under the engine settings; running with the engine's defaults", { reason: notRelaunched })
+  }
   // One registry: the storage reports commits and fsyncs into the one /metrics shows.
   const metrics = makeServerMetrics()
   // The key is read (or made) once the database is open: a missing key file is made only while
