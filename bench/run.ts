@@ -34,6 +34,7 @@
  *
  * --settle is the milliseconds without load between a scenario's set-up and its run (0 for none).
  * --scenarios runs only the scenarios whose names contain one of the given words ("poll,status");
+ * a word that is a scenario's whole name selects that one alone ("list page (100)");
  * such a partial run prints its tables and leaves bench/results/latest.md as it was.
  *
  * --postgres names a database to connect to for admin work (postgres://postgres@127.0.0.1:5432/postgres):
@@ -799,7 +800,9 @@ const poolOf = async (t: Target, size: number): Promise<ClaimPool> => {
 
 const scenarioWords = flags.scenarios?.split(",").map((w) => w.trim()).filter((w) => w !== "")
 const scenarios: readonly Scenario[] =
-  scenarioWords === undefined ? allScenarios : allScenarios.filter((s) => scenarioWords.some((w) => s.name.includes(w)))
+  scenarioWords === undefined
+    ? allScenarios
+    : allScenarios.filter((s) => scenarioWords.some((w) => (allScenarios.some((x) => x.name === w) ? s.name === w : s.name.includes(w))))
 if (scenarios.length === 0) throw new Error(`--scenarios matches none of: ${allScenarios.map((s) => s.name).join(", ")}`)
 
 /**
