@@ -866,6 +866,34 @@ const best = (cell: Cell): Combined => {
 const cpuOf = (cell: Cell | undefined): number =>
   cell === undefined ? Number.NaN : Math.min(...cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => !Number.isNaN(x)))
 
+/**
+ * The same server's CPU per request in its highest round over its lowest: a server does the same
+ * work each round, so a wide spread is the machine's speed moving under it (other tenants of a VM)
+ * or a first round still compiling, and a ratio taken from such a row says less about the servers.
+ */
+const cpuSpread = (cell: Cell): number => {
+  const cpu = cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => Number.isFinite(x) && x > 0)
+  return cpu.length < 2 ? Number.NaN : Math.max(...cpu) / Math.min(...cpu)
+}
+
+/** A spread above this flags the row in the report's notes. */
+const UNSTEADY_SPREAD = 1.25
+
+/** The note naming the rows whose rounds ran at unsteady speeds, or none. */
+const unsteadyNote = (cells: ReadonlyMap<string, ReadonlyMap<TargetName, Cell>>): string | undefined => {
+  const rows = [...cells].flatMap(([name, row]) => {
+    const wide = [...row]
+      .map(([t, cell]) => ({ t, spread: cpuSpread(cell) }))
+      .filter(({ spread }) => spread > UNSTEADY_SPREAD)
+      .map(({ t, spread }) => `${shown(t)} ${fmt(spread, 2)}`)
+    return wide.length === 0 ? [] : [`${name} (${wide.join(", ")})`]
+  })
+  return rows.length === 0
+    ? undefined
+    : `Unsteady rounds: the same server's CPU µs/req in its highest round over its lowest exceeded ${UNSTEADY_SPREAD} in ${rows.join("; ")}. ` +
+        "A server does the same work each round, so the machine's speed moved (or a first round was still compiling): ratios on these rows are weaker evidence than the others."
+}
+
 // ---- report -----------------------------------------------------------------------------------
 
 /** The PostgreSQL table: encounterd alone, one or two instances, as before the side-by-side mode. */
@@ -1147,6 +1175,8 @@ const main = async () => {
           ? "req/s: one run per target and scenario, the targets one after another under the same load."
           : `req/s: the best of ${rounds} rounds per target (each round runs the targets one after another, starting one target further along each time); p50/p99 are from that best run.`
       )
+      const unsteady = rounds > 1 ? unsteadyNote(cells) : undefined
+      if (unsteady !== undefined) notes.push(unsteady)
       notes.push(
         "CPU µs/req: the server process's CPU time (utime + stime from /proc/<pid>/stat) over the run, divided by the requests answered; " +
           "the lowest of the rounds, since load from other processes inflates it least."
