@@ -862,9 +862,11 @@ const best = (cell: Cell): Combined => {
   return rest.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a), first)
 }
 
+/** Each round's server CPU per request, for the rounds that have one. */
+const roundsCpu = (cell: Cell): number[] => cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => !Number.isNaN(x))
+
 /** The lowest server CPU per request over the rounds (CPU time per request is what load from other processes inflates least). */
-const cpuOf = (cell: Cell | undefined): number =>
-  cell === undefined ? Number.NaN : Math.min(...cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => !Number.isNaN(x)))
+const cpuOf = (cell: Cell | undefined): number => (cell === undefined ? Number.NaN : Math.min(...roundsCpu(cell)))
 
 /**
  * The same server's CPU per request in its highest round over its lowest: a server does the same
@@ -872,7 +874,7 @@ const cpuOf = (cell: Cell | undefined): number =>
  * or a first round still compiling, and a ratio taken from such a row says less about the servers.
  */
 const cpuSpread = (cell: Cell): number => {
-  const cpu = cell.runs.map((r) => r.cpuPerRequest ?? Number.NaN).filter((x) => Number.isFinite(x) && x > 0)
+  const cpu = roundsCpu(cell).filter((x) => x > 0)
   return cpu.length < 2 ? Number.NaN : Math.max(...cpu) / Math.min(...cpu)
 }
 
